@@ -1,0 +1,49 @@
+# The two commands a new user runs: `make demo` and `make test`.
+# Everything is built by CMake under $(BUILD); Debian packages come from `make deps`.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Every Debian package the build, the tests and the demo need.
+PACKAGES := cmake make gcc g++ pkg-config python3 \
+  clang-22 llvm-22-dev llvm-22-linker-tools llvm-22-tools clang-tools-22 \
+  libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15
+
+.PHONY: all deps build test demo sanitize tsan clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@BUILD=$(BUILD) examples/demo.sh
+
+# ASan + UBSan build of everything, running every test.
+sanitize: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSANITIZE=ON >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS)
+
+# ThreadSanitizer build: the parallel stages under TSan.
+tsan: deps
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DTSAN=ON >/dev/null
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan

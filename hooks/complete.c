@@ -1,0 +1,164 @@
+// Completion: after ThinLTO an image may still declare what another module defines (a
+// transitive callee, an address-taken function, a weak definition, a global table). This
+// links those definitions in, and everything they need. It does not internalize or emit.
+#include "sycl_thinlto.h"
+
+#include <llvm-c/Comdat.h>
+#include <llvm-c/Linker.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_linkable_definition(LLVMValueRef gv) {
+  if (LLVMIsDeclaration(gv)) return false;
+  switch (LLVMGetLinkage(gv)) {
+  case LLVMExternalLinkage:
+  case LLVMWeakAnyLinkage:
+  case LLVMWeakODRLinkage:
+  case LLVMLinkOnceAnyLinkage:
+  case LLVMLinkOnceODRLinkage:
+  case LLVMCommonLinkage:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool is_strong(LLVMValueRef gv) {
+  return LLVMGetLinkage(gv) == LLVMExternalLinkage;
+}
+
+typedef struct {
+  const Buffer *bitcode;
+  StringList *defined; // per module: its linkable definitions; strong ones marked with '!'
+} IndexJob;
+
+// Runs on a worker thread: reads module I lazily, writes only defined[i].
+static void list_definitions(void *arg, size_t i) {
+  IndexJob *job = arg;
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef mod;
+  char *why;
+  if (module_parse(ctx, job->bitcode[i].data, job->bitcode[i].size, "optimized", true, &mod,
+                   &why)) {
+    free(why); // libLTO wrote it; the hook will report it if the module is needed
+    context_dispose(ctx);
+    return;
+  }
+  LLVMValueRef lists[2] = {LLVMGetFirstFunction(mod), LLVMGetFirstGlobal(mod)};
+  for (int k = 0; k < 2; k++)
+    for (LLVMValueRef gv = lists[k]; gv;
+         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
+      if (!is_linkable_definition(gv)) continue;
+      size_t len;
+      const char *name = LLVMGetValueName2(gv, &len);
+      strlist_push(&job->defined[i], format("%c%.*s", is_strong(gv) ? '!' : ' ', (int)len, name));
+    }
+  LLVMDisposeModule(mod);
+  context_dispose(ctx);
+}
+
+void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
+  IndexJob job = {s->bitcode, xcalloc(s->num_modules, sizeof(StringList))};
+  parallel_for(s->num_modules, jobs, list_definitions, &job);
+  // Provider: the module symbol resolution chose, else the first strong, else the first.
+  StrMap strong = {0};
+  for (size_t i = 0; i < s->num_modules; i++) {
+    for (size_t j = 0; j < job.defined[i].count; j++) {
+      const char *entry = job.defined[i].items[j];
+      const char *name = entry + 1;
+      void *mine = (void *)(i + 1);
+      LinkModule *winner = strmap_get(&r->prevailing, name);
+      void *have = strmap_get(&s->provider, name);
+      if (winner && winner->index == (int)i) {
+        strmap_put(&s->provider, name, mine);
+        strmap_put(&strong, name, (void *)2); // resolution's choice is final
+      } else if (!have || (entry[0] == '!' && !strmap_get(&strong, name))) {
+        strmap_put(&s->provider, name, mine);
+        if (entry[0] == '!') strmap_put(&strong, name, (void *)1);
+      }
+      free(job.defined[i].items[j]);
+    }
+    free(job.defined[i].items);
+  }
+  free(job.defined);
+  free(strong.keys);
+  free(strong.values);
+}
+
+// The definitions M still lacks, grouped by the module that provides them.
+static size_t collect_wanted(LLVMModuleRef m, const CompletionSources *s, StrMap *tried,
+                             StringList *wanted) {
+  size_t found = 0;
+  LLVMValueRef lists[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
+  for (int k = 0; k < 2; k++)
+    for (LLVMValueRef gv = lists[k]; gv;
+         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
+      if (!LLVMIsDeclaration(gv) || (k == 0 && LLVMGetIntrinsicID(gv))) continue;
+      size_t len;
+      const char *name = LLVMGetValueName2(gv, &len);
+      if (!len || strmap_get(tried, name)) continue;
+      uintptr_t provider = (uintptr_t)strmap_get(&s->provider, name);
+      if (!provider) continue;
+      strmap_put(tried, name, (void *)1);
+      strlist_push(&wanted[provider - 1], xstrndup(name, len));
+      found++;
+    }
+  return found;
+}
+
+// In the source, definitions M already has become declarations, and every other one
+// becomes linkonce_odr: the linker then copies only what M ends up referencing.
+static void make_lazy(LLVMModuleRef src, LLVMModuleRef dst) {
+  LLVMValueRef lists[2] = {LLVMGetFirstFunction(src), LLVMGetFirstGlobal(src)};
+  for (int k = 0; k < 2; k++)
+    for (LLVMValueRef gv = lists[k]; gv;
+         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
+      if (!is_linkable_definition(gv)) continue;
+      size_t len;
+      const char *name = LLVMGetValueName2(gv, &len);
+      LLVMValueRef mine = k == 0 ? LLVMGetNamedFunction(dst, name) : LLVMGetNamedGlobal(dst, name);
+      if (mine && !LLVMIsDeclaration(mine)) {
+        bridge_make_declaration(gv);
+      } else {
+        LLVMSetComdat(gv, NULL);
+        LLVMSetLinkage(gv, LLVMLinkOnceODRLinkage);
+      }
+    }
+}
+
+int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  StrMap tried = {0};
+  StringList *wanted = xcalloc(s->num_modules, sizeof(StringList));
+  int status = 0;
+  // Each round links from every module that provides something still missing; what
+  // those definitions need in turn is found by the next round.
+  while (status == 0 && collect_wanted(m, s, &tried, wanted)) {
+    for (size_t i = 0; i < s->num_modules && status == 0; i++) {
+      if (!wanted[i].count) continue;
+      LLVMModuleRef src;
+      if (module_parse(ctx, s->bitcode[i].data, s->bitcode[i].size, "completion", true, &src,
+                       errmsg)) {
+        status = -1;
+        break;
+      }
+      make_lazy(src, m);
+      if (LLVMLinkModules2(m, src)) {
+        const char *why = context_last_error(ctx);
+        *errmsg = format("cannot link definitions of %s: %s", wanted[i].items[0],
+                         why ? why : "the linker failed");
+        status = -1;
+      }
+    }
+    for (size_t i = 0; i < s->num_modules; i++) {
+      for (size_t j = 0; j < wanted[i].count; j++) free(wanted[i].items[j]);
+      wanted[i].count = 0;
+    }
+  }
+  for (size_t i = 0; i < s->num_modules; i++) free(wanted[i].items);
+  free(wanted);
+  for (size_t i = 0; i < tried.cap; i++) free(tried.keys[i]);
+  free(tried.keys);
+  free(tried.values);
+  return status;
+}

@@ -1,0 +1,287 @@
+// The pre-codegen hook, per image and in parallel: complete and finalize on libuv's thread
+// pool, SPIR-V on worker processes (or an external translator), then check the result.
+// Rule: a thread-pool callback touches only its own job; the loop thread owns the rest.
+#include "sycl_thinlto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct HookRun HookRun;
+
+typedef struct {
+  uv_work_t work;  // completion + finalization, then the checks, on the thread pool
+  HookRun *run;
+  size_t index;    // module index in the resolution
+  size_t image;    // position in the output, which names --save-temps files
+  ImageResult *result;
+  Buffer linked;   // finalized bitcode: written by the work callback, given to codegen
+  StringList undefined_users; // "name\tkernel kernel ..." for declarations left over
+  char *bc_path;   // translator input
+  char *error;
+} HookJob;
+
+struct HookRun {
+  uv_loop_t loop;
+  const Resolution *r;
+  const Buffer *optimized;
+  const CompletionSources *sources;
+  const HookOptions *opts;
+  WorkerPool *pool;
+  size_t outstanding;
+};
+
+static void save_temp(const HookOptions *opts, size_t index, const char *suffix,
+                      const Buffer *data) {
+  if (!opts->save_temps_prefix) return;
+  char *path = format("%s.%zu.%s", opts->save_temps_prefix, index, suffix);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data->data, 1, data->size, f) != data->size)
+    warning(path, "cannot save temporary file");
+  if (f) fclose(f);
+  free(path);
+}
+
+// Which kernels reach V through any chain of uses; for "undefined symbol" messages.
+static void find_kernels(LLVMValueRef v, StringList *kernels, StrMap *seen) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    LLVMValueRef fn = NULL;
+    if (LLVMIsAInstruction(user)) {
+      fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(user));
+    } else if (LLVMIsAFunction(user) || LLVMIsAGlobalVariable(user)) {
+      fn = user;
+    } else {
+      find_kernels(user, kernels, seen); // a constant expression: follow its users
+      continue;
+    }
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (strmap_get(seen, name)) continue;
+    strmap_put(seen, name, (void *)1);
+    if (LLVMIsAFunction(fn) && LLVMGetFunctionCallConv(fn) == 76 /* spir_kernel */)
+      strlist_push(kernels, xstrndup(name, len));
+    find_kernels(fn, kernels, seen);
+  }
+}
+
+static void record_undefined_users(LLVMModuleRef m, HookJob *job) {
+  LLVMValueRef lists[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
+  for (int k = 0; k < 2; k++)
+    for (LLVMValueRef gv = lists[k]; gv;
+         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
+      if (!LLVMIsDeclaration(gv) || (k == 0 && LLVMGetIntrinsicID(gv))) continue;
+      size_t len;
+      const char *name = LLVMGetValueName2(gv, &len);
+      if (is_implementation_name(name)) continue;
+      StringList kernels = {0};
+      StrMap seen = {0};
+      find_kernels(gv, &kernels, &seen);
+      Buffer line = {0};
+      buffer_append(&line, name, len);
+      buffer_append(&line, "\t", 1);
+      for (size_t i = 0; i < kernels.count; i++) {
+        if (i) buffer_append(&line, " ", 1);
+        buffer_append(&line, kernels.items[i], strlen(kernels.items[i]));
+        free(kernels.items[i]);
+      }
+      buffer_append(&line, "", 1);
+      strlist_push(&job->undefined_users, (char *)line.data);
+      free(kernels.items);
+      for (size_t i = 0; i < seen.cap; i++) free(seen.keys[i]);
+      free(seen.keys);
+      free(seen.values);
+    }
+}
+
+// Thread pool: complete and finalize one image in its own context.
+static void complete_work(uv_work_t *req) {
+  HookJob *job = req->data;
+  const HookRun *run = job->run;
+  const LinkModule *lm = &run->r->modules[job->index];
+  const Buffer *in = &run->optimized[job->index];
+  save_temp(run->opts, job->image, "opt.bc", in);
+
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef m;
+  if (module_parse(ctx, in->data, in->size, lm->id, false, &m, &job->error)) goto done;
+  if (complete_module(m, run->sources, &job->error)) goto dispose;
+
+  StringList entry_points = {0};
+  for (size_t i = 0; i < lm->kernels.count; i++) strlist_push(&entry_points, lm->kernels.items[i]);
+  if (run->opts->allow_dependencies)
+    for (size_t i = 0; i < lm->exported.count; i++)
+      strlist_push(&entry_points, lm->exported.items[i]);
+  int failed = finalize_module(m, &entry_points, &job->error);
+  free(entry_points.items); // the names belong to the module
+  if (failed) goto dispose;
+
+  // The symbol table: the kernels that are really in the image, in module order.
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) == 76 /* spir_kernel */) {
+      size_t len;
+      const char *name = LLVMGetValueName2(f, &len);
+      strlist_push(&job->result->symbols, xstrndup(name, len));
+    }
+  record_undefined_users(m, job);
+  job->linked = module_write(m);
+  save_temp(run->opts, job->image, "linked.bc", &job->linked);
+dispose:
+  LLVMDisposeModule(m);
+done:
+  context_dispose(ctx);
+}
+
+static const char *kernels_of(HookJob *job, const char *name) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i < job->undefined_users.count; i++) {
+    const char *line = job->undefined_users.items[i];
+    if (!strncmp(line, name, n) && line[n] == '\t') return line + n + 1;
+  }
+  return "";
+}
+
+// Thread pool: what the SPIR-V still imports must be the implementation's, and it must
+// pass spirv-val.
+static void check_work(uv_work_t *req) {
+  HookJob *job = req->data;
+  const HookOptions *opts = job->run->opts;
+  ImageResult *res = job->result;
+  if (spirv_fix_null_integers(&res->spirv, &job->error)) return;
+  save_temp(opts, job->image, "spv", &res->spirv);
+  StringList exports = {0};
+  if (spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &job->error))
+    return;
+  Buffer missing = {0};
+  for (size_t i = 0; i < res->imports.count; i++) {
+    const char *name = res->imports.items[i];
+    if (is_implementation_name(name) || opts->allow_dependencies) continue;
+    char *line = format("%sundefined symbol: %s\n>>> referenced by kernel(s): %s",
+                        missing.size ? "\n" : "", name, kernels_of(job, name));
+    buffer_append(&missing, line, strlen(line));
+    free(line);
+  }
+  if (missing.size) {
+    buffer_append(&missing, "", 1);
+    job->error = (char *)missing.data;
+    return;
+  }
+  if (opts->validate && spirv_validate(&res->spirv, &job->error)) return;
+}
+
+static void check_done(uv_work_t *req, int status) {
+  (void)status;
+  HookJob *job = req->data;
+  if (--job->run->outstanding == 0 && job->run->pool) worker_pool_stop(job->run->pool);
+}
+
+static void start_check(HookJob *job) {
+  uv_queue_work(&job->run->loop, &job->work, check_work, check_done);
+}
+
+static void finish_failed(HookJob *job) {
+  if (--job->run->outstanding == 0 && job->run->pool) worker_pool_stop(job->run->pool);
+}
+
+static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
+  HookJob *job = arg;
+  if (job->bc_path) {
+    unlink(job->bc_path);
+    char *spv = format("%s.spv", job->bc_path);
+    unlink(spv);
+    free(spv);
+  }
+  if (errmsg) {
+    Buffer kernels = {0};
+    for (size_t i = 0; i < job->result->symbols.count; i++) {
+      const char *k = job->result->symbols.items[i];
+      if (i) buffer_append(&kernels, " ", 1);
+      buffer_append(&kernels, k, strlen(k));
+    }
+    buffer_append(&kernels, "", 1);
+    job->error = format("%s\n>>> image kernels: %s", errmsg, (char *)kernels.data);
+    free(kernels.data);
+    free(errmsg);
+    finish_failed(job);
+    return;
+  }
+  job->result->spirv = spirv;
+  start_check(job);
+}
+
+static void complete_done(uv_work_t *req, int status) {
+  (void)status;
+  HookJob *job = req->data;
+  HookRun *run = job->run;
+  if (job->error) {
+    finish_failed(job);
+    return;
+  }
+  if (run->opts->tool == SPIRV_BACKEND) {
+    worker_pool_submit(run->pool, job->linked, codegen_done, job);
+    job->linked = (Buffer){0}; // the pool owns it now
+    return;
+  }
+  const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
+  if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
+    job->error = format("cannot write %s for the translator", job->bc_path);
+    finish_failed(job);
+    return;
+  }
+  free(job->linked.data);
+  job->linked = (Buffer){0};
+  translator_submit(&run->loop, run->opts->llvm_spirv, job->bc_path, codegen_done, job);
+}
+
+void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageResult *results) {
+  CompletionSources sources = {.bitcode = optimized, .num_modules = r->num_modules};
+  index_definitions(&sources, r, opts->jobs);
+
+  HookRun run = {.r = r, .optimized = optimized, .sources = &sources, .opts = opts};
+  // libuv sizes its thread pool from the environment, once, at first use.
+  char *threads = format("%d", opts->jobs < 1 ? 1 : opts->jobs);
+  setenv("UV_THREADPOOL_SIZE", threads, 1);
+  free(threads);
+  if (uv_loop_init(&run.loop)) die("uv_loop_init failed");
+
+  size_t emitted = 0;
+  for (size_t i = 0; i < r->num_modules; i++) emitted += r->modules[i].emit;
+  HookJob *jobs = xcalloc(emitted ? emitted : 1, sizeof(HookJob));
+  if (emitted && opts->tool == SPIRV_BACKEND) {
+    char *why;
+    run.pool = worker_pool_start(&run.loop, opts->jobs, &why);
+    if (!run.pool) fatal(NULL, "cannot start SPIR-V workers: %s", why);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < r->num_modules; i++) {
+    if (!r->modules[i].emit) continue;
+    HookJob *job = &jobs[k];
+    job->run = &run;
+    job->index = i;
+    job->image = k;
+    job->result = &results[k++];
+    job->result->module = &r->modules[i];
+    job->work.data = job;
+    run.outstanding++;
+    uv_queue_work(&run.loop, &job->work, complete_work, complete_done);
+  }
+  uv_run(&run.loop, UV_RUN_DEFAULT);
+  if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");
+
+  // Report in image order, whatever order the workers finished in.
+  for (size_t j = 0; j < emitted; j++) {
+    HookJob *job = &jobs[j];
+    if (job->error) {
+      const LinkModule *m = job->result->module;
+      error(m->input->origin, "%s", job->error);
+      job->result->error = job->error;
+    }
+    free(job->linked.data);
+    free(job->bc_path);
+    for (size_t i = 0; i < job->undefined_users.count; i++) free(job->undefined_users.items[i]);
+    free(job->undefined_users.items);
+  }
+  free(jobs);
+}

@@ -1,0 +1,440 @@
+// The SPIR-V worker pool: long-lived `sycl-thinlto --worker` processes fed bitcode over
+// pipes by libuv (ARCHITECTURE fact 9). It does not generate code itself (spirv/codegen.c,
+// where each worker forks a fresh child per module).
+#include "sycl_thinlto.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Threading: everything here runs on the loop thread, in libuv callbacks or in calls
+// made from them (a thread-pool stage hands over from its after_work callback, which
+// libuv also runs on the loop thread); no other thread ever touches a pool, a job or a
+// worker. That is the whole synchronization story: no locks. The parallelism is in the
+// worker processes.
+//
+// Lifetimes: a Job lives from submit until its done callback returns. A Worker lives
+// until its four handles are closed; it leaves the pool's list when it is reaped (the
+// process has exited and both its output pipes reached EOF, so no answer or stderr
+// line is lost). The pool itself is freed only from a close callback, after every
+// worker is freed, so no call into the pool can free it under its caller's feet.
+
+typedef struct Job {
+  struct Job *next; // in the queue
+  Buffer bitcode;   // handed to the worker that takes the job
+  CodegenDone done;
+  void *arg;
+} Job;
+
+enum { STDERR_KEEP = 16 * 1024 }; // the last bytes of a worker's stderr kept for messages
+
+typedef struct Worker {
+  WorkerPool *pool;
+  struct Worker *next; // in pool->workers while not reaped
+  unsigned serial;     // for messages: worker 1, 2, ...
+  uv_process_t process;
+  uv_pipe_t to_worker, from_worker, worker_stderr;
+  int open_handles; // freed when this drops to 0
+
+  Job *job; // the job it owns, NULL when idle
+  uv_write_t write_req;
+  WorkerFrame request_header;
+  Buffer sending; // the bitcode being written; freed when the write ends
+
+  uint8_t *response; // the answer as it arrives: WorkerFrame, then payload
+  size_t response_size, response_cap;
+  Buffer stderr_text; // recent stderr (at most STDERR_KEEP bytes)
+  char stderr_chunk[4096];
+
+  char *failure; // why the worker was killed or its request not sent
+  bool exited, stdout_done, stderr_done, stdin_closed, reaped;
+  int64_t exit_status;
+  int term_signal;
+} Worker;
+
+struct WorkerPool {
+  uv_loop_t *loop;
+  char *exe;
+  int max_workers;
+  int num_workers; // live workers (in the list, not reaped)
+  int allocated;   // Worker structs not yet freed
+  unsigned spawned;
+  Worker *workers;
+  Job *queue_head, **queue_tail;
+  size_t pending; // submitted jobs whose done callback has not run
+  bool stopping, closing;
+  uv_idle_t anchor; // never started; closing it last frees the pool
+};
+
+static void dispatch(WorkerPool *pool);
+static void maybe_finish_stop(WorkerPool *pool);
+
+static void free_pool(uv_handle_t *handle) {
+  WorkerPool *pool = handle->data;
+  free(pool->exe);
+  free(pool);
+}
+
+// Runs the job's callback after the pool's books are already balanced, so that the
+// callback may submit more work or stop the pool.
+static void finish_job(WorkerPool *pool, Job *job, Buffer spirv, char *errmsg) {
+  assert_that(pool->pending > 0);
+  pool->pending--;
+  CodegenDone done = job->done;
+  void *arg = job->arg;
+  free(job->bitcode.data);
+  free(job);
+  done(arg, spirv, errmsg);
+}
+
+//
+// A worker's handles and their callbacks.
+//
+
+static void worker_handle_closed(uv_handle_t *handle) {
+  Worker *w = handle->data;
+  if (--w->open_handles) return;
+  WorkerPool *pool = w->pool;
+  free(w->sending.data);
+  free(w->response);
+  free(w->stderr_text.data);
+  free(w->failure);
+  free(w);
+  pool->allocated--;
+  maybe_finish_stop(pool);
+}
+
+static void close_handle(uv_handle_t *handle) {
+  if (!uv_is_closing(handle)) uv_close(handle, worker_handle_closed);
+}
+
+static void close_stdin(Worker *w) {
+  if (w->stdin_closed) return;
+  w->stdin_closed = true;
+  close_handle((uv_handle_t *)&w->to_worker);
+}
+
+// The message for a job whose worker went away without answering.
+static char *crash_message(const Worker *w) {
+  char *what;
+  if (w->failure)
+    what = xstrdup(w->failure);
+  else if (w->term_signal)
+    what = format("SPIR-V worker %u crashed (signal %d, %s)", w->serial, w->term_signal,
+                  strsignal(w->term_signal));
+  else
+    what = format("SPIR-V worker %u exited with status %lld before answering", w->serial,
+                  (long long)w->exit_status);
+  size_t n = w->stderr_text.size;
+  const char *text = (const char *)w->stderr_text.data;
+  while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+    n--;
+  if (!n) return what;
+  char *msg = format("%s; its stderr:\n%.*s", what, (int)n, text);
+  free(what);
+  return msg;
+}
+
+// Called as each of exit, stdout EOF and stderr EOF arrives; acts once all three have.
+static void maybe_reap(Worker *w) {
+  if (!w->exited || !w->stdout_done || !w->stderr_done || w->reaped) return;
+  w->reaped = true;
+  WorkerPool *pool = w->pool;
+  for (Worker **p = &pool->workers; *p; p = &(*p)->next)
+    if (*p == w) {
+      *p = w->next;
+      break;
+    }
+  pool->num_workers--;
+  Job *job = w->job;
+  w->job = NULL;
+  char *msg = job ? crash_message(w) : NULL;
+  if (!job && (w->term_signal || w->exit_status) && !pool->stopping)
+    note("SPIR-V worker %u ended while idle (status %lld, signal %d)", w->serial,
+         (long long)w->exit_status, w->term_signal);
+  close_stdin(w);
+  close_handle((uv_handle_t *)&w->from_worker);
+  close_handle((uv_handle_t *)&w->worker_stderr);
+  close_handle((uv_handle_t *)&w->process);
+  if (job) finish_job(pool, job, (Buffer){0}, msg);
+  dispatch(pool); // replaces the worker if jobs are waiting
+  maybe_finish_stop(pool);
+}
+
+static void worker_exited(uv_process_t *process, int64_t exit_status, int term_signal) {
+  Worker *w = process->data;
+  w->exited = true;
+  w->exit_status = exit_status;
+  w->term_signal = term_signal;
+  maybe_reap(w);
+}
+
+// A worker that breaks the protocol is killed; its job fails when it is reaped.
+static void kill_worker(Worker *w, char *why) {
+  if (!w->failure)
+    w->failure = why;
+  else
+    free(why);
+  uv_read_stop((uv_stream_t *)&w->from_worker);
+  w->stdout_done = true;
+  if (!w->exited) // after the exit callback the pid may already belong to another process
+    uv_process_kill(&w->process, SIGKILL);
+  maybe_reap(w);
+}
+
+static void request_written(uv_write_t *req, int status) {
+  Worker *w = req->data;
+  free(w->sending.data);
+  w->sending = (Buffer){0};
+  // A worker that died mid-request is reported by maybe_reap; only other errors matter.
+  if (status < 0 && status != UV_EPIPE && status != UV_ECANCELED && !w->exited && !w->reaped)
+    kill_worker(
+        w, format("cannot send bitcode to SPIR-V worker %u: %s", w->serial, uv_strerror(status)));
+}
+
+static void alloc_response(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
+  Worker *w = handle->data;
+  if (suggested < 65536) suggested = 65536;
+  if (w->response_cap - w->response_size < suggested) {
+    size_t cap = w->response_cap * 2;
+    if (cap < w->response_size + suggested) cap = w->response_size + suggested;
+    w->response = xrealloc(w->response, cap);
+    w->response_cap = cap;
+  }
+  buf->base = (char *)w->response + w->response_size;
+  buf->len = w->response_cap - w->response_size;
+}
+
+// Completes the worker's job once a whole frame has arrived.
+static void take_response(Worker *w) {
+  WorkerFrame h;
+  if (w->response_size < sizeof h) return;
+  memcpy(&h, w->response, sizeof h);
+  if (h.magic != WORKER_MAGIC || (h.kind != WORKER_SPIRV && h.kind != WORKER_ERROR) || !w->job) {
+    kill_worker(w, format("SPIR-V worker %u sent a malformed response", w->serial));
+    return;
+  }
+  if (w->response_size - sizeof h < h.size) return;
+  if (w->response_size - sizeof h > h.size) {
+    kill_worker(w, format("SPIR-V worker %u sent more than one response", w->serial));
+    return;
+  }
+
+  Job *job = w->job;
+  w->job = NULL;
+  Buffer spirv = {0};
+  char *errmsg = NULL;
+  if (h.kind == WORKER_SPIRV) {
+    // The payload moves to the front and the buffer goes to the callee as is.
+    memmove(w->response, w->response + sizeof h, h.size);
+    spirv = (Buffer){w->response, h.size};
+  } else {
+    errmsg = xstrndup((const char *)w->response + sizeof h, h.size);
+    free(w->response);
+  }
+  w->response = NULL;
+  w->response_size = w->response_cap = 0;
+  WorkerPool *pool = w->pool;
+  finish_job(pool, job, spirv, errmsg);
+  dispatch(pool);
+  maybe_finish_stop(pool);
+}
+
+static void read_response(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
+  (void)buf;
+  Worker *w = stream->data;
+  if (nread > 0) {
+    w->response_size += nread;
+    take_response(w);
+  } else if (nread < 0) { // EOF or a read error: nothing more will come
+    uv_read_stop(stream);
+    w->stdout_done = true;
+    maybe_reap(w);
+  }
+}
+
+static void alloc_stderr(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
+  (void)suggested;
+  Worker *w = handle->data;
+  buf->base = w->stderr_chunk;
+  buf->len = sizeof w->stderr_chunk;
+}
+
+static void read_stderr(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
+  Worker *w = stream->data;
+  if (nread < 0) {
+    uv_read_stop(stream);
+    w->stderr_done = true;
+    maybe_reap(w);
+    return;
+  }
+  if (nread == 0) return;
+  // Not printed: a crash report attaches it; with -v it is shown as notes.
+  note("SPIR-V worker %u: %.*s", w->serial, (int)nread, buf->base);
+  Buffer *t = &w->stderr_text;
+  if (t->size + nread > STDERR_KEEP) {
+    size_t drop = t->size + nread - STDERR_KEEP;
+    if (drop > t->size) drop = t->size;
+    memmove(t->data, t->data + drop, t->size - drop);
+    t->size -= drop;
+  }
+  buffer_append(t, buf->base, nread < STDERR_KEEP ? (size_t)nread : STDERR_KEEP);
+}
+
+// Starts one more worker process and adds it to the pool. 0, or a negative errno.
+static int spawn_worker(WorkerPool *pool, Worker **out) {
+  Worker *w = xcalloc(1, sizeof *w);
+  w->pool = pool;
+  w->serial = ++pool->spawned;
+  pool->allocated++;
+  uv_pipe_init(pool->loop, &w->to_worker, 0);
+  uv_pipe_init(pool->loop, &w->from_worker, 0);
+  uv_pipe_init(pool->loop, &w->worker_stderr, 0);
+  w->to_worker.data = w->from_worker.data = w->worker_stderr.data = w->process.data =
+      w->write_req.data = w;
+
+  // The child gets exactly these three descriptors: libuv creates the pipes
+  // close-on-exec, and the worker closes anything above 2 that still slips through.
+  uv_stdio_container_t stdio[3] = {
+      {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&w->to_worker},
+      {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&w->from_worker},
+      {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&w->worker_stderr},
+  };
+  char worker_flag[] = "--worker";
+  char *args[] = {pool->exe, worker_flag, NULL};
+  uv_process_options_t options = {
+      .exit_cb = worker_exited,
+      .file = pool->exe,
+      .args = args,
+      .stdio_count = 3,
+      .stdio = stdio,
+  };
+  int rc = uv_spawn(pool->loop, &w->process, &options);
+  w->process.data = w; // uv_spawn initializes the handle, data included
+  w->open_handles = 4;
+  if (rc < 0) goto fail_spawn;
+  rc = uv_read_start((uv_stream_t *)&w->from_worker, alloc_response, read_response);
+  if (rc < 0) goto fail_read;
+  rc = uv_read_start((uv_stream_t *)&w->worker_stderr, alloc_stderr, read_stderr);
+  if (rc < 0) goto fail_read;
+
+  w->next = pool->workers;
+  pool->workers = w;
+  pool->num_workers++;
+  note("started SPIR-V worker %u (pid %d)", w->serial, w->process.pid);
+  *out = w;
+  return 0;
+
+fail_read:
+  uv_process_kill(&w->process, SIGKILL);
+fail_spawn:
+  w->reaped = true; // never listed
+  close_stdin(w);
+  close_handle((uv_handle_t *)&w->from_worker);
+  close_handle((uv_handle_t *)&w->worker_stderr);
+  close_handle((uv_handle_t *)&w->process);
+  return rc;
+}
+
+static void send_job(Worker *w, Job *job) {
+  w->job = job;
+  w->stderr_text.size = 0;
+  w->sending = job->bitcode; // the write owns the bytes now; the job keeps its callback
+  job->bitcode = (Buffer){0};
+  w->request_header = (WorkerFrame){WORKER_MAGIC, WORKER_CODEGEN, w->sending.size};
+  uv_buf_t bufs[2] = {
+      uv_buf_init((char *)&w->request_header, sizeof w->request_header),
+      uv_buf_init((char *)w->sending.data, w->sending.size),
+  };
+  int rc = uv_write(&w->write_req, (uv_stream_t *)&w->to_worker, bufs, 2, request_written);
+  if (rc < 0) {
+    free(w->sending.data);
+    w->sending = (Buffer){0};
+    kill_worker(w,
+                format("cannot send bitcode to SPIR-V worker %u: %s", w->serial, uv_strerror(rc)));
+  }
+}
+
+// Hands queued jobs to idle workers, starting workers up to the limit as needed (so
+// never more than there were jobs).
+static void dispatch(WorkerPool *pool) {
+  while (pool->queue_head) {
+    Worker *idle = NULL;
+    for (Worker *w = pool->workers; w && !idle; w = w->next)
+      if (!w->job && !w->exited && !w->failure && !w->stdin_closed) idle = w;
+    if (!idle) {
+      if (pool->num_workers >= pool->max_workers) return;
+      int rc = spawn_worker(pool, &idle);
+      if (rc < 0) {
+        if (pool->num_workers > 0) return; // the running workers will take the queue
+        // No worker at all can run: fail the jobs one by one rather than hang.
+        Job *job = pool->queue_head;
+        pool->queue_head = job->next;
+        if (!pool->queue_head) pool->queue_tail = &pool->queue_head;
+        finish_job(
+            pool, job, (Buffer){0},
+            format("cannot start a SPIR-V worker (%s --worker): %s", pool->exe, uv_strerror(rc)));
+        continue;
+      }
+    }
+    Job *job = pool->queue_head;
+    pool->queue_head = job->next;
+    if (!pool->queue_head) pool->queue_tail = &pool->queue_head;
+    send_job(idle, job);
+  }
+}
+
+// Once stopping and out of work: EOF to every worker; they exit and get reaped. After
+// the last worker is freed the anchor closes and its callback frees the pool.
+static void maybe_finish_stop(WorkerPool *pool) {
+  if (!pool->stopping || pool->pending) return;
+  for (Worker *w = pool->workers; w; w = w->next)
+    close_stdin(w);
+  if (!pool->workers && !pool->allocated && !pool->closing) {
+    pool->closing = true;
+    uv_close((uv_handle_t *)&pool->anchor, free_pool);
+  }
+}
+
+WorkerPool *worker_pool_start(uv_loop_t *loop, int num_workers, char **errmsg) {
+  char exe[PATH_MAX];
+  size_t size = sizeof exe;
+  int rc = uv_exepath(exe, &size);
+  if (rc < 0) {
+    *errmsg = format("cannot find our own executable for the SPIR-V workers: %s", uv_strerror(rc));
+    return NULL;
+  }
+  // A worker that dies while we write to it must cost an EPIPE, not our process.
+  struct sigaction sa;
+  if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+
+  WorkerPool *pool = xcalloc(1, sizeof *pool);
+  pool->loop = loop;
+  pool->exe = xstrndup(exe, size);
+  pool->max_workers = num_workers > 0 ? num_workers : 1;
+  pool->queue_tail = &pool->queue_head;
+  uv_idle_init(loop, &pool->anchor);
+  pool->anchor.data = pool;
+  *errmsg = NULL;
+  return pool;
+}
+
+void worker_pool_submit(WorkerPool *pool, Buffer bitcode, CodegenDone done, void *arg) {
+  if (pool->stopping) die("job submitted to a stopped SPIR-V worker pool");
+  Job *job = xcalloc(1, sizeof *job);
+  job->bitcode = bitcode;
+  job->done = done;
+  job->arg = arg;
+  *pool->queue_tail = job;
+  pool->queue_tail = &job->next;
+  pool->pending++;
+  dispatch(pool);
+}
+
+void worker_pool_stop(WorkerPool *pool) {
+  if (pool->stopping) return;
+  pool->stopping = true;
+  maybe_finish_stop(pool);
+}

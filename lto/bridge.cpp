@@ -1,0 +1,47 @@
+// The one C++ file: what llvm-c cannot do. Each function names the gap it fills.
+// Nothing else belongs here; everything that llvm-c can express is written in C.
+// LLVM's headers first: uv.h (through ours) pulls in termios.h, whose CR1/CR2 macros
+// break llvm/IR/ConstantRange.h.
+#include <llvm/Analysis/ModuleSummaryAnalysis.h>
+#include <llvm/Analysis/ProfileSummaryInfo.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/ModuleSummaryIndex.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "sycl_thinlto.h"
+
+// Gap: llvm-c has no way to build a ModuleSummaryIndex or to write bitcode with one
+// (LLVMWriteBitcodeToMemoryBuffer writes none), and libLTO's thin link ignores a module
+// without a summary (ARCHITECTURE fact 2). This is what `opt -module-summary` does.
+extern "C" int bridge_write_bitcode_with_summary(LLVMModuleRef m, Buffer *out, char **errmsg) {
+  llvm::Module &module = *llvm::unwrap(m);
+  llvm::ProfileSummaryInfo psi(module);
+  llvm::ModuleSummaryIndex index = llvm::buildModuleSummaryIndex(module, nullptr, &psi);
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::WriteBitcodeToFile(module, os, /*ShouldPreserveUseListOrder=*/false, &index);
+  if (bytes.empty()) {
+    *errmsg = xstrdup("cannot write bitcode with a summary");
+    return -1;
+  }
+  out->size = bytes.size();
+  out->data = static_cast<uint8_t *>(xmalloc(out->size));
+  std::memcpy(out->data, bytes.data(), out->size);
+  return 0;
+}
+
+// Gap: llvm-c cannot turn a definition into a declaration in place (there is no
+// LLVMDeleteFunctionBody); replacing the function would lose its attributes and uses.
+extern "C" void bridge_make_declaration(LLVMValueRef gv) {
+  llvm::GlobalValue *value = llvm::unwrap<llvm::GlobalValue>(gv);
+  if (auto *f = llvm::dyn_cast<llvm::Function>(value))
+    f->deleteBody();
+  else if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(value))
+    var->setInitializer(nullptr);
+  if (auto *object = llvm::dyn_cast<llvm::GlobalObject>(value)) object->setComdat(nullptr);
+  value->setLinkage(llvm::GlobalValue::ExternalLinkage);
+}

@@ -1,0 +1,269 @@
+// The `link` command and the clang-sycl-linker personality: options, then the stages of
+// ARCHITECTURE.md one after another, each timed. The stages live in their own files.
+#include "sycl_thinlto.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char link_usage[] =
+    "USAGE: sycl-thinlto link [options] <inputs> -o <output>\n"
+    "\n"
+    "Links SYCL device code with ThinLTO into fully linked SPIR-V images, written as\n"
+    "concatenated OffloadBinary blobs. Inputs: LLVM bitcode, OffloadBinary files, ELF\n"
+    "objects with a .llvm.offloading section, and static archives of those.\n"
+    "\n"
+    "OPTIONS:\n"
+    "  -o <file>                         output file (required)\n"
+    "  -j <n>, --jobs=<n>                parallel jobs (default: all cores)\n"
+    "  --device-libs=<a.bc,b.bc>         bitcode libraries supplying definitions on demand\n"
+    "  --library-path=<dir>, -L <dir>    where --device-libs are searched\n"
+    "  --allow-device-image-dependencies images may import SYCL_EXTERNAL functions\n"
+    "  --spirv-tool=backend|translator   SPIR-V generator (default: backend)\n"
+    "  --llvm-spirv=<path>               the translator (default: llvm-spirv on PATH)\n"
+    "  --no-validate                     skip spirv-val on the images\n"
+    "  --import-instr-limit=<n>          ThinLTO import threshold (default: 1000)\n"
+    "  --triple=<triple>                 device triple (spirv64* or spir64*)\n"
+    "  --arch=<arch>                     device architecture recorded in the output\n"
+    "  --save-temps                      keep each image's bitcode and SPIR-V beside -o\n"
+    "  -v                                print what is done, and each stage's time\n"
+    "  --version, --help\n";
+
+typedef struct {
+  const char *output;
+  const char *arch;
+  const char *triple;
+  int jobs;
+  int import_instr_limit;
+  bool save_temps;
+  bool allow_dependencies;
+  bool validate;
+  SpirvTool tool;
+  const char *llvm_spirv;
+  StringList inputs;
+  StringList device_libs;
+  StringList library_paths;
+} LinkOptions;
+
+// LLVM-style tools accept -name=value as well as --name=value; we do too.
+static const char *long_form(const char *arg, char *buf, size_t size) {
+  if (arg[0] != '-' || arg[1] == '-' || strlen(arg) <= 2) return arg;
+  if ((arg[1] == 'j' && isdigit((unsigned char)arg[2])) || arg[1] == 'L') return arg;
+  snprintf(buf, size, "-%s", arg);
+  return buf;
+}
+
+// "--name=value" or "--name value": the value, or NULL if ARG is another option.
+static const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n)) return NULL;
+  if (arg[n] == '=') return arg + n + 1;
+  if (arg[n] != 0) return NULL;
+  if (*i + 1 >= argc) fatal(NULL, "option '%s' needs a value", name);
+  return argv[++*i];
+}
+
+static int parse_count(const char *what, const char *text) {
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (!*text || *end || v < 0 || v > 1 << 20) fatal(NULL, "%s: invalid number '%s'", what, text);
+  return (int)v;
+}
+
+static void split_commas(StringList *out, const char *list) {
+  for (const char *p = list; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    if (n) strlist_push(out, xstrndup(p, n));
+    p += n + (comma != NULL);
+  }
+}
+
+static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang_personality) {
+  char buf[4096];
+  bool only_inputs = false;
+  for (int i = 1; i < argc; i++) {
+    const char *raw = argv[i];
+    if (only_inputs || raw[0] != '-' || !strcmp(raw, "-")) {
+      strlist_push(&o->inputs, xstrdup(raw));
+      continue;
+    }
+    if (!strcmp(raw, "--")) {
+      only_inputs = true;
+      continue;
+    }
+    const char *a = long_form(raw, buf, sizeof buf);
+    const char *v;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(link_usage, stdout);
+      exit(0);
+    } else if (!strcmp(a, "--version")) {
+      printf("sycl-thinlto %s\n", SYCL_THINLTO_VERSION);
+      exit(0);
+    } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+      verbose = true;
+    } else if (!strcmp(a, "-o")) {
+      if (++i >= argc) fatal(NULL, "option '-o' needs a value");
+      o->output = argv[i];
+    } else if ((v = option_value(argc, argv, &i, a, "--output-file"))) {
+      o->output = v;
+    } else if (!strncmp(a, "-j", 2) && a[1] == 'j') {
+      const char *n = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
+      if (!n) fatal(NULL, "option '-j' needs a value");
+      o->jobs = parse_count("-j", n);
+    } else if ((v = option_value(argc, argv, &i, a, "--jobs"))) {
+      o->jobs = parse_count("--jobs", v);
+    } else if (!strcmp(a, "--save-temps")) {
+      o->save_temps = true;
+    } else if ((v = option_value(argc, argv, &i, a, "--device-libs"))) {
+      split_commas(&o->device_libs, v);
+    } else if ((v = option_value(argc, argv, &i, a, "--library-path"))) {
+      strlist_push(&o->library_paths, xstrdup(v));
+    } else if (!strncmp(a, "-L", 2)) {
+      const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
+      if (!d) fatal(NULL, "option '-L' needs a value");
+      strlist_push(&o->library_paths, xstrdup(d));
+    } else if (!strcmp(a, "--allow-device-image-dependencies")) {
+      o->allow_dependencies = true;
+    } else if ((v = option_value(argc, argv, &i, a, "--spirv-tool"))) {
+      if (!strcmp(v, "backend"))
+        o->tool = SPIRV_BACKEND;
+      else if (!strcmp(v, "translator"))
+        o->tool = SPIRV_TRANSLATOR;
+      else
+        fatal(NULL, "--spirv-tool: expected 'backend' or 'translator', not '%s'", v);
+    } else if ((v = option_value(argc, argv, &i, a, "--llvm-spirv"))) {
+      o->llvm_spirv = v;
+    } else if (!strcmp(a, "--no-validate")) {
+      o->validate = false;
+    } else if ((v = option_value(argc, argv, &i, a, "--import-instr-limit"))) {
+      o->import_instr_limit = parse_count("--import-instr-limit", v);
+    } else if ((v = option_value(argc, argv, &i, a, "--triple"))) {
+      o->triple = v;
+    } else if ((v = option_value(argc, argv, &i, a, "--arch"))) {
+      o->arch = v;
+    } else if (clang_personality && (!strcmp(a, "--dry-run") || !strcmp(a, "--print-linked-module") ||
+                                     option_value(argc, argv, &i, a, "--ocloc-options") ||
+                                     option_value(argc, argv, &i, a, "--opencl-aot-options") ||
+                                     option_value(argc, argv, &i, a, "--spirv-dump-device-code"))) {
+      warning(NULL, "option '%s' of clang-sycl-linker is not supported; ignored", raw);
+    } else {
+      fatal(NULL, "unknown option '%s'; see '%s --help'", raw,
+            clang_personality ? "clang-sycl-linker" : "sycl-thinlto link");
+    }
+  }
+}
+
+static char *find_device_lib(const LinkOptions *o, const char *name) {
+  if (strchr(name, '/') || !o->library_paths.count) return xstrdup(name);
+  for (size_t i = 0; i < o->library_paths.count; i++) {
+    char *path = format("%s/%s", o->library_paths.items[i], name);
+    if (access(path, F_OK) == 0) return path;
+    free(path);
+  }
+  fatal(name, "device library not found in any --library-path");
+}
+
+// Fails before any work if the output cannot be created where it is asked for.
+static void check_output_writable(const char *path) {
+  char *copy = xstrdup(path);
+  const char *dir = dirname(copy);
+  if (access(dir, W_OK) != 0) fatal(path, "cannot write output: %s", strerror(errno));
+  free(copy);
+}
+
+#define STAGE(name, ...)                                                                           \
+  do {                                                                                             \
+    double start_ = now_seconds();                                                                 \
+    __VA_ARGS__;                                                                                   \
+    note("stage %-8s %8.3f s", name, now_seconds() - start_);                                     \
+  } while (0)
+
+static int run_link(LinkOptions *o) {
+  if (!o->output) fatal(NULL, "no output file; use -o <file>");
+  if (!o->inputs.count) fatal(NULL, "no input files");
+  if (o->triple && !is_spirv_triple(o->triple))
+    fatal(NULL, "unsupported target triple '%s': sycl-thinlto links spirv64 and spir64 images",
+          o->triple);
+  if (o->jobs <= 0) o->jobs = (int)uv_available_parallelism();
+  if (o->tool == SPIRV_TRANSLATOR) {
+    char *why;
+    if (!o->llvm_spirv) o->llvm_spirv = "llvm-spirv";
+    if (translator_check_version(o->llvm_spirv, &why)) fatal(o->llvm_spirv, "%s", why);
+  }
+  check_output_writable(o->output);
+  double start = now_seconds();
+
+  // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
+  InputSet inputs = {0};
+  STAGE("input", {
+    for (size_t i = 0; i < o->inputs.count; i++) read_input_file(&inputs, o->inputs.items[i], false);
+    for (size_t i = 0; i < o->device_libs.count; i++) {
+      char *path = find_device_lib(o, o->device_libs.items[i]);
+      read_input_file(&inputs, path, true);
+      free(path);
+    }
+  });
+  size_t user_images = 0;
+  for (size_t i = 0; i < inputs.count; i++) user_images += !inputs.items[i].is_library;
+  if (!user_images) fatal(NULL, "no SYCL device images for a SPIR-V target in the inputs");
+
+  // Who defines what, which definition wins, which images have kernels to emit.
+  Resolution r = {0};
+  STAGE("resolve", resolve_symbols(&r, &inputs, o->allow_dependencies, o->jobs));
+
+  // Canonical triple, losing weak definitions dropped, a ThinLTO summary on every module.
+  STAGE("prepare", prepare_modules(&r, o->jobs));
+
+  // libLTO: combined index, imports, internalization, optimization; bitcode out.
+  Buffer *optimized = xcalloc(r.num_modules, sizeof(Buffer));
+  ThinLinkOptions tl = {.jobs = o->jobs, .import_instr_limit = o->import_instr_limit};
+  STAGE("thinlink", thin_link(&r, &tl, optimized));
+
+  // Per image, in parallel: complete, finalize, symbol table, SPIR-V, checks.
+  size_t emitted = 0;
+  for (size_t i = 0; i < r.num_modules; i++) emitted += r.modules[i].emit;
+  ImageResult *results = xcalloc(emitted ? emitted : 1, sizeof(ImageResult));
+  HookOptions ho = {
+      .jobs = o->jobs,
+      .tool = o->tool,
+      .llvm_spirv = o->llvm_spirv,
+      .validate = o->validate,
+      .allow_dependencies = o->allow_dependencies,
+      .save_temps_prefix = o->save_temps ? o->output : NULL,
+  };
+  STAGE("hooks", run_hooks(&r, optimized, &ho, results));
+  exit_on_errors();
+  if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
+
+  STAGE("output", write_output(o->output, o->arch, results, emitted));
+  note("linked %zu image(s) from %zu module(s) in %.3f s", emitted, r.num_modules,
+       now_seconds() - start);
+  for (size_t i = 0; i < r.num_modules; i++) free(optimized[i].data);
+  for (size_t i = 0; i < emitted; i++) free(results[i].spirv.data);
+  free(optimized);
+  free(results);
+  return 0;
+}
+
+static void default_options(LinkOptions *o) {
+  *o = (LinkOptions){.validate = true, .tool = SPIRV_BACKEND, .import_instr_limit = 1000};
+}
+
+int link_main(int argc, char **argv) {
+  LinkOptions o;
+  default_options(&o);
+  parse_link_options(argc, argv, &o, false);
+  return run_link(&o);
+}
+
+int clang_sycl_linker_main(int argc, char **argv) {
+  LinkOptions o;
+  default_options(&o);
+  parse_link_options(argc, argv, &o, true);
+  return run_link(&o);
+}

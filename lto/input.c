@@ -1,0 +1,429 @@
+// Reads the input files and collects every SYCL SPIR-V device image in them: bare bitcode,
+// OffloadBinary files, fat ELF objects and archives of these. It does not parse the images.
+#include "sycl_thinlto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Object.h>
+
+static const char offloading_section_name[] = ".llvm.offloading";
+
+bool is_spirv_triple(const char *triple) {
+  return !strncmp(triple, "spir64", 6) || !strncmp(triple, "spirv64", 7);
+}
+
+const char *canonical_triple(const char *triple) {
+  return is_spirv_triple(triple) ? SPIRV_TRIPLE : triple;
+}
+
+static bool is_bitcode(const uint8_t *data, size_t size) {
+  static const uint8_t raw[4] = {'B', 'C', 0xC0, 0xDE};
+  static const uint8_t wrapper[4] = {0xDE, 0xC0, 0x17, 0x0B}; // 0x0B17C0DE, little-endian
+  return size >= 4 && (!memcmp(data, raw, 4) || !memcmp(data, wrapper, 4));
+}
+
+static bool is_elf(const uint8_t *data, size_t size) {
+  return size >= 4 && !memcmp(data, "\177ELF", 4);
+}
+
+static const char *offload_kind_name(uint16_t kind) {
+  return kind == OFK_OPENMP ? "openmp"
+         : kind == OFK_CUDA ? "cuda"
+         : kind == OFK_HIP  ? "hip"
+         : kind == OFK_SYCL ? "sycl"
+                            : "unknown";
+}
+
+//
+// ELF objects
+//
+
+static uint64_t read_elf_field(const uint8_t *p, int width, bool big_endian) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; i++)
+    v |= (uint64_t)p[big_endian ? width - 1 - i : i] << (8 * i);
+  return v;
+}
+
+typedef struct {
+  uint64_t name, type, offset, size;
+} ElfSection;
+
+enum { SECTION_NULL = 0, SECTION_STRTAB = 3, SECTION_NOBITS = 8 }; // sh_type values
+
+// llvm-c's section accessors end the process on a malformed section (report_fatal_error),
+// so the section table is checked here first: a bad input must be an error, not an abort.
+static int check_elf_sections(const uint8_t *data, size_t size, char **errmsg) {
+  bool is64 = size > 5 && data[4] == 2, big_endian = size > 5 && data[5] == 2;
+  size_t header_size = is64 ? 64 : 52, entry_size = is64 ? 64 : 40;
+  int word = is64 ? 8 : 4;
+  *errmsg = NULL;
+  if (size < header_size) {
+    *errmsg = format("malformed ELF object: truncated header");
+    return -1;
+  }
+  if ((data[4] != 1 && data[4] != 2) || (data[5] != 1 && data[5] != 2)) {
+    *errmsg = format("malformed ELF object: unknown class or byte order");
+    return -1;
+  }
+  uint64_t shoff = read_elf_field(data + (is64 ? 0x28 : 0x20), word, big_endian);
+  uint64_t shentsize = read_elf_field(data + (is64 ? 0x3A : 0x2E), 2, big_endian);
+  uint64_t shnum = read_elf_field(data + (is64 ? 0x3C : 0x30), 2, big_endian);
+  uint64_t shstrndx = read_elf_field(data + (is64 ? 0x3E : 0x32), 2, big_endian);
+  // No sections, or extended numbering (counts kept in section 0): left to LLVM.
+  if (shoff == 0 || shnum == 0 || shstrndx == 0xffff) return 0;
+  if (shentsize != entry_size) {
+    *errmsg =
+        format("malformed ELF object: section header size %llu", (unsigned long long)shentsize);
+    return -1;
+  }
+  if (shoff > size || shnum * entry_size > size - shoff) {
+    *errmsg = format("malformed ELF object: section header table out of range");
+    return -1;
+  }
+  if (shstrndx == 0 || shstrndx >= shnum) {
+    *errmsg = format("malformed ELF object: section name table index %llu out of range",
+                     (unsigned long long)shstrndx);
+    return -1;
+  }
+
+  ElfSection *sections = xcalloc(shnum, sizeof *sections);
+  for (uint64_t i = 0; i < shnum; i++) {
+    const uint8_t *sh = data + shoff + i * entry_size;
+    sections[i] = (ElfSection){
+        .name = read_elf_field(sh, 4, big_endian),
+        .type = read_elf_field(sh + 4, 4, big_endian),
+        .offset = read_elf_field(sh + (is64 ? 24 : 16), word, big_endian),
+        .size = read_elf_field(sh + (is64 ? 32 : 20), word, big_endian),
+    };
+  }
+  const ElfSection *names = &sections[shstrndx];
+  for (uint64_t i = 0; i < shnum && !*errmsg; i++) {
+    const ElfSection *s = &sections[i];
+    bool has_contents = s->type != SECTION_NULL && s->type != SECTION_NOBITS;
+    if (has_contents && (s->offset > size || s->size > size - s->offset))
+      *errmsg = format("malformed ELF object: section %llu out of range", (unsigned long long)i);
+  }
+  if (!*errmsg && (names->type != SECTION_STRTAB || names->size == 0 ||
+                   data[names->offset + names->size - 1] != 0))
+    *errmsg = format("malformed ELF object: bad section name table");
+  for (uint64_t i = 0; i < shnum && !*errmsg; i++)
+    if (sections[i].name >= names->size)
+      *errmsg =
+          format("malformed ELF object: section %llu name out of range", (unsigned long long)i);
+  free(sections);
+  return *errmsg ? -1 : 0;
+}
+
+int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
+                           size_t *section_size, char **errmsg) {
+  *section = NULL;
+  *section_size = 0;
+  if (!is_elf(data, size)) {
+    *errmsg = format("not an ELF object");
+    return -1;
+  }
+  if (check_elf_sections(data, size, errmsg)) return -1;
+
+  LLVMMemoryBufferRef buffer =
+      LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, "", false);
+  char *message = NULL;
+  LLVMBinaryRef binary = LLVMCreateBinary(buffer, NULL, &message);
+  if (!binary) {
+    *errmsg = format("invalid object file: %s", message ? message : "unknown error");
+    LLVMDisposeMessage(message);
+    LLVMDisposeMemoryBuffer(buffer);
+    return -1;
+  }
+  LLVMBinaryType type = LLVMBinaryGetType(binary);
+  int result = 0;
+  if (type != LLVMBinaryTypeELF32L && type != LLVMBinaryTypeELF32B &&
+      type != LLVMBinaryTypeELF64L && type != LLVMBinaryTypeELF64B) {
+    *errmsg = format("not an ELF object");
+    result = -1;
+    goto done;
+  }
+  LLVMSectionIteratorRef it = LLVMObjectFileCopySectionIterator(binary);
+  for (; it && !LLVMObjectFileIsSectionIteratorAtEnd(binary, it); LLVMMoveToNextSection(it)) {
+    const char *name = LLVMGetSectionName(it); // NULL for an empty name
+    if (!name || strcmp(name, offloading_section_name)) continue;
+    const uint8_t *contents = (const uint8_t *)LLVMGetSectionContents(it);
+    uint64_t length = LLVMGetSectionSize(it);
+    // The buffer was not copied: the contents must lie inside the caller's bytes.
+    if (!contents || contents < data || contents > data + size ||
+        length > (uint64_t)(data + size - contents)) {
+      *errmsg = format("section %s out of range", offloading_section_name);
+      result = -1;
+    } else {
+      *section = contents;
+      *section_size = length;
+    }
+    break;
+  }
+  if (it) LLVMDisposeSectionIterator(it);
+done:
+  LLVMDisposeBinary(binary);
+  LLVMDisposeMemoryBuffer(buffer);
+  return result;
+}
+
+//
+// Bitcode
+//
+
+// A little-endian bit stream, as LLVM's bitstream format reads it.
+typedef struct {
+  const uint8_t *data;
+  uint64_t size_bits, at;
+} BitReader;
+
+static bool read_bits(BitReader *r, unsigned width, uint64_t *value) {
+  if (r->size_bits - r->at < width) return false;
+  *value = 0;
+  for (unsigned i = 0; i < width; i++, r->at++)
+    *value |= (uint64_t)(r->data[r->at / 8] >> (r->at % 8) & 1) << i;
+  return true;
+}
+
+static bool read_vbr(BitReader *r, unsigned width, uint64_t *value) {
+  uint64_t chunk;
+  *value = 0;
+  for (unsigned shift = 0; shift < 64; shift += width - 1) {
+    if (!read_bits(r, width, &chunk)) return false;
+    *value |= (chunk & ((1u << (width - 1)) - 1)) << shift;
+    if (!(chunk >> (width - 1))) return true;
+  }
+  return false;
+}
+
+// LLVM reports a truncated module as e.g. "can't skip to bit N from M"; the top-level blocks
+// carry their lengths, so a cut-off file is recognized here and said to be one.
+static int check_bitcode_length(const uint8_t *data, size_t size, char **errmsg) {
+  if (data[0] == 0xDE) { // the wrapper: magic, version, offset, size, cputype
+    if (size < 20) {
+      *errmsg = format("truncated bitcode wrapper header");
+      return -1;
+    }
+    uint64_t offset = data[8] | data[9] << 8 | data[10] << 16 | (uint64_t)data[11] << 24;
+    uint64_t length = data[12] | data[13] << 8 | data[14] << 16 | (uint64_t)data[15] << 24;
+    if (offset > size || length > size - offset) {
+      *errmsg = format("truncated bitcode: the wrapper says %llu bytes at offset %llu, the file "
+                       "has %zu",
+                       (unsigned long long)length, (unsigned long long)offset, size);
+      return -1;
+    }
+    if (length < 4 || memcmp(data + offset, "BC\xC0\xDE", 4)) return 0; // LLVM will say
+    data += offset;
+    size = length;
+  }
+  if (size % 4) {
+    *errmsg = format("truncated bitcode: size %zu is not a multiple of 4", size);
+    return -1;
+  }
+  enum { ENTER_SUBBLOCK = 1 };
+  BitReader r = {.data = data, .size_bits = (uint64_t)size * 8, .at = 32};
+  if (r.at >= r.size_bits) {
+    *errmsg = format("truncated bitcode: nothing after the magic number");
+    return -1;
+  }
+  while (r.at < r.size_bits) {
+    uint64_t block_at = r.at / 8, abbrev, block_id, abbrev_width, words;
+    if (!read_bits(&r, 2, &abbrev) || abbrev != ENTER_SUBBLOCK) return 0; // LLVM will say
+    bool header_read = read_vbr(&r, 8, &block_id) && read_vbr(&r, 4, &abbrev_width);
+    r.at = (r.at + 31) / 32 * 32;
+    if (!header_read || r.at > r.size_bits || !read_bits(&r, 32, &words)) {
+      *errmsg = format("truncated bitcode: the block at byte %llu has no complete header",
+                       (unsigned long long)block_at);
+      return -1;
+    }
+    if (words > (r.size_bits - r.at) / 32) {
+      *errmsg = format("truncated bitcode: block %llu at byte %llu needs %llu bytes, %llu are "
+                       "left",
+                       (unsigned long long)block_id, (unsigned long long)block_at,
+                       (unsigned long long)words * 4, (unsigned long long)(r.size_bits - r.at) / 8);
+      return -1;
+    }
+    r.at += words * 32;
+  }
+  return 0;
+}
+
+static void record_diagnostic(LLVMDiagnosticInfoRef info, void *context) {
+  char **message = context;
+  if (*message || LLVMGetDiagInfoSeverity(info) != LLVMDSError) return;
+  char *description = LLVMGetDiagInfoDescription(info);
+  *message = xstrdup(description);
+  LLVMDisposeMessage(description);
+}
+
+// The target triple of a bitcode module, read lazily (function bodies are not loaded).
+// 0 with *triple malloc'd, or -1 with *errmsg.
+static int bitcode_triple(const uint8_t *data, size_t size, char **triple, char **errmsg) {
+  if (check_bitcode_length(data, size, errmsg)) return -1;
+  LLVMContextRef context = LLVMContextCreate();
+  char *message = NULL;
+  // Without a handler LLVM prints the error and exits; we want to name the file.
+  LLVMContextSetDiagnosticHandler(context, record_diagnostic, &message);
+  LLVMMemoryBufferRef buffer =
+      LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, "", false);
+  LLVMModuleRef module = NULL;
+  int result = 0;
+  if (LLVMGetBitcodeModuleInContext2(context, buffer, &module)) {
+    // On failure the buffer was not taken over by a module.
+    LLVMDisposeMemoryBuffer(buffer);
+    *errmsg = format("invalid bitcode: %s", message ? message : "unknown error");
+    result = -1;
+  } else {
+    *triple = xstrdup(LLVMGetTarget(module));
+    LLVMDisposeModule(module); // also disposes the buffer it owns
+  }
+  free(message);
+  LLVMContextDispose(context);
+  return result;
+}
+
+//
+// Collecting images
+//
+
+static void add_image(InputSet *set, InputImage image) {
+  if (set->count == set->cap) {
+    set->cap = set->cap ? set->cap * 2 : 16;
+    set->items = xrealloc(set->items, set->cap * sizeof *set->items);
+  }
+  set->items[set->count++] = image;
+}
+
+// Keeps the SYCL SPIR-V entries; the others are skipped with a note. Takes the entries.
+static void add_offload_entries(InputSet *set, const char *origin, OffloadEntry *entries,
+                                size_t count, bool is_library) {
+  for (size_t i = 0; i < count; i++) {
+    OffloadEntry *e = &entries[i];
+    char *name = count > 1 ? format("%s[%zu]", origin, i) : xstrdup(origin);
+    const char *triple = offload_entry_get(e, "triple");
+    const char *arch = offload_entry_get(e, "arch");
+    if (e->offload_kind != OFK_SYCL) {
+      note("%s: skipping %s image of offload kind %s (%u): only SYCL images are linked", name,
+           image_kind_name(e->image_kind), offload_kind_name(e->offload_kind), e->offload_kind);
+    } else if (!triple) {
+      note("%s: skipping %s image without a triple", name, image_kind_name(e->image_kind));
+    } else if (!is_spirv_triple(triple)) {
+      note("%s: skipping %s image for '%s': only spir64/spirv64 images are linked", name,
+           image_kind_name(e->image_kind), triple);
+    } else {
+      add_image(set, (InputImage){
+                         .origin = name,
+                         .image_kind = e->image_kind,
+                         .offload_kind = e->offload_kind,
+                         .triple = xstrdup(canonical_triple(triple)),
+                         .arch = xstrdup(arch ? arch : ""),
+                         .keys = e->strings,
+                         .num_keys = e->num_strings,
+                         .data = e->image,
+                         .size = e->image_size,
+                         .is_library = is_library,
+                     });
+      continue;
+    }
+    free(name);
+    free(e->strings);
+  }
+  free(entries);
+}
+
+static void read_offload_binaries(InputSet *set, const char *origin, const char *where,
+                                  const uint8_t *data, size_t size, bool is_library) {
+  OffloadEntry *entries;
+  size_t count;
+  char *errmsg;
+  if (offload_binary_parse(data, size, &entries, &count, &errmsg))
+    fatal(origin, "%s%s", where, errmsg);
+  add_offload_entries(set, origin, entries, count, is_library);
+}
+
+static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                              bool is_library) {
+  char *triple, *errmsg;
+  if (bitcode_triple(data, size, &triple, &errmsg)) fatal(origin, "%s", errmsg);
+  if (!is_spirv_triple(triple)) {
+    if (*triple)
+      note("%s: skipping bitcode for '%s': only spir64/spirv64 modules are linked", origin, triple);
+    else
+      note("%s: skipping bitcode without a target triple: only spir64/spirv64 modules are linked",
+           origin);
+    free(triple);
+    return;
+  }
+  add_image(set, (InputImage){
+                     .origin = xstrdup(origin),
+                     .image_kind = IMG_BITCODE,
+                     .offload_kind = OFK_SYCL,
+                     .triple = xstrdup(canonical_triple(triple)),
+                     .arch = xstrdup(""),
+                     .data = data,
+                     .size = size,
+                     .is_library = is_library,
+                 });
+  free(triple);
+}
+
+static void read_contents(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                          bool is_library, bool is_member);
+
+static void read_archive(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                         bool is_library) {
+  ArchiveMember *members;
+  size_t count;
+  char *errmsg;
+  if (archive_parse(data, size, &members, &count, &errmsg)) fatal(origin, "%s", errmsg);
+  for (size_t i = 0; i < count; i++) {
+    char *member_origin = format("%s(%s)", origin, members[i].name);
+    read_contents(set, member_origin, members[i].data, members[i].size, is_library, true);
+    free(member_origin);
+    free(members[i].name);
+  }
+  free(members);
+}
+
+static void read_object(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                        bool is_library) {
+  const uint8_t *section;
+  size_t section_size;
+  char *errmsg;
+  if (elf_offloading_section(data, size, &section, &section_size, &errmsg))
+    fatal(origin, "%s", errmsg);
+  if (!section) {
+    note("%s: no %s section: no device code", origin, offloading_section_name);
+    return;
+  }
+  read_offload_binaries(set, origin, ".llvm.offloading: ", section, section_size, is_library);
+}
+
+// Archive members that are none of the forms (host data, text) are skipped, not errors.
+static void read_contents(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                          bool is_library, bool is_member) {
+  if (is_archive(data, size))
+    read_archive(set, origin, data, size, is_library);
+  else if (is_offload_binary(data, size))
+    read_offload_binaries(set, origin, "", data, size, is_library);
+  else if (is_bitcode(data, size))
+    read_bare_bitcode(set, origin, data, size, is_library);
+  else if (is_elf(data, size))
+    read_object(set, origin, data, size, is_library);
+  else if (is_member)
+    note("%s: not bitcode, an ELF object or an OffloadBinary: skipped", origin);
+  else
+    fatal(origin, "not a bitcode file, ELF object, archive or OffloadBinary");
+}
+
+void read_input_file(InputSet *set, const char *path, bool is_library) {
+  Buffer file = {0};
+  int rc = read_file(path, &file);
+  if (rc < 0) fatal(path, "%s", strerror(-rc));
+  // The images point into these bytes, so they stay until the set is done with.
+  set->files = xrealloc(set->files, (set->num_files + 1) * sizeof *set->files);
+  set->files[set->num_files++] = file;
+  read_contents(set, path, file.data, file.size, is_library, false);
+}

@@ -1,0 +1,276 @@
+// `sycl-thinlto inspect`: prints the device images read_input_file finds, as text or JSON.
+// It does not look inside the images (no bitcode or SPIR-V parsing); it links nothing.
+#include "sycl_thinlto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "OVERVIEW: print the SYCL SPIR-V device images found in files\n"
+    "\n"
+    "USAGE: sycl-thinlto inspect [options] FILE...\n"
+    "\n"
+    "FILE may be LLVM bitcode, an OffloadBinary, an ELF object with a .llvm.offloading\n"
+    "section, or a static archive of these.\n"
+    "\n"
+    "OPTIONS:\n"
+    "  --json    print one JSON document: {\"images\": [...]}\n"
+    "  -v        say on stderr which images are skipped and why\n"
+    "  --help    print this help\n";
+
+// Keys printed on lines of their own rather than among the other keys.
+static bool is_shown_apart(const char *key) {
+  return !strcmp(key, "triple") || !strcmp(key, "arch") || !strcmp(key, "symbols") ||
+         !strcmp(key, "properties");
+}
+
+static const char *image_key(const InputImage *image, const char *key) {
+  // Like offload_entry_get: the last of duplicate keys wins.
+  for (size_t i = image->num_keys; i-- > 0;)
+    if (!strcmp(image->keys[i].key, key)) return image->keys[i].value;
+  return NULL;
+}
+
+static int compare_keys(const void *a, const void *b) {
+  const OffloadString *x = *(const OffloadString *const *)a, *y = *(const OffloadString *const *)b;
+  int c = strcmp(x->key, y->key);
+  // Ties keep file order, so the last of duplicates can be found after sorting.
+  return c ? c : (x < y ? -1 : x > y);
+}
+
+// The keys not shown apart, sorted by name, the last of duplicates only. *count set.
+static const OffloadString **other_keys(const InputImage *image, size_t *count) {
+  const OffloadString **sorted = xcalloc(image->num_keys, sizeof *sorted);
+  size_t n = 0;
+  for (size_t i = 0; i < image->num_keys; i++)
+    if (!is_shown_apart(image->keys[i].key)) sorted[n++] = &image->keys[i];
+  qsort(sorted, n, sizeof *sorted, compare_keys);
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i + 1 < n && !strcmp(sorted[i]->key, sorted[i + 1]->key)) continue;
+    sorted[kept++] = sorted[i];
+  }
+  *count = kept;
+  return sorted;
+}
+
+// Calls visit on each name of a "symbols" value (names separated by '\n'; empty ones skipped).
+static void for_each_symbol(const char *symbols, void (*visit)(const char *, size_t, bool *),
+                            bool *first) {
+  while (symbols && *symbols) {
+    size_t len = strcspn(symbols, "\n");
+    if (len) visit(symbols, len, first);
+    symbols += len;
+    if (*symbols) symbols++;
+  }
+}
+
+//
+// Text
+//
+
+// Values are printed on one line: newlines and other control bytes are escaped.
+static void print_text_value(const char *s, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = s[i];
+    if (c == '\n')
+      fputs("\\n", stdout);
+    else if (c == '\\')
+      fputs("\\\\", stdout);
+    else if (c < 0x20 || c == 0x7f)
+      printf("\\x%02x", c);
+    else
+      putchar(c);
+  }
+}
+
+static void print_text_symbol(const char *name, size_t len, bool *first) {
+  (void)first;
+  putchar(' ');
+  print_text_value(name, len);
+}
+
+static void print_text_field(const char *label, const char *value) {
+  printf("  %s:", label);
+  if (value && *value) {
+    putchar(' ');
+    print_text_value(value, strlen(value));
+  }
+  putchar('\n');
+}
+
+static void print_image_text(const InputImage *image) {
+  printf("%s: %s\n", image->origin, image_kind_name(image->image_kind));
+  print_text_field("triple", image->triple);
+  const char *file_triple = image_key(image, "triple");
+  if (file_triple && strcmp(file_triple, image->triple)) {
+    // Canonicalized for the link (spir64* -> spirv64); say what the file had.
+    printf("  file triple: ");
+    print_text_value(file_triple, strlen(file_triple));
+    putchar('\n');
+  }
+  print_text_field("arch", image->arch);
+  printf("  size: %zu\n", image->size);
+  printf("  symbols:");
+  for_each_symbol(image_key(image, "symbols"), print_text_symbol, NULL);
+  putchar('\n');
+  const char *properties = image_key(image, "properties");
+  if (properties) print_text_field("properties", properties);
+  size_t count;
+  const OffloadString **keys = other_keys(image, &count);
+  for (size_t i = 0; i < count; i++) {
+    printf("  key %s: ", keys[i]->key);
+    print_text_value(keys[i]->value, strlen(keys[i]->value));
+    putchar('\n');
+  }
+  free(keys);
+}
+
+//
+// JSON
+//
+
+// The length of the valid UTF-8 sequence at s, or 0 if it is not one.
+static size_t utf8_sequence_length(const unsigned char *s, size_t left) {
+  size_t len = s[0] >= 0xF0 && s[0] <= 0xF4   ? 4
+               : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+               : s[0] >= 0xC2 && s[0] <= 0xDF ? 2
+                                              : 0;
+  if (!len || len > left) return 0;
+  for (size_t i = 1; i < len; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  // No overlong forms, no UTF-16 surrogates, nothing past U+10FFFF.
+  if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F) ||
+      (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F))
+    return 0;
+  return len;
+}
+
+// A JSON string; bytes that are not valid UTF-8 are written as the code points of their value.
+static void print_json_string(const char *text, size_t len) {
+  const unsigned char *s = (const unsigned char *)text;
+  putchar('"');
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = s[i];
+    const char *escape = c == '"'    ? "\\\""
+                         : c == '\\' ? "\\\\"
+                         : c == '\n' ? "\\n"
+                         : c == '\r' ? "\\r"
+                         : c == '\t' ? "\\t"
+                                     : NULL;
+    if (escape) {
+      fputs(escape, stdout);
+      continue;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      printf("\\u%04x", c);
+    } else if (c < 0x80) {
+      putchar(c);
+    } else {
+      size_t n = utf8_sequence_length(s + i, len - i);
+      if (!n) {
+        printf("\\u%04x", c);
+        continue;
+      }
+      fwrite(s + i, 1, n, stdout);
+      i += n - 1;
+    }
+  }
+  putchar('"');
+}
+
+static void print_json_cstring(const char *s) {
+  print_json_string(s, strlen(s));
+}
+
+static void print_json_symbol(const char *name, size_t len, bool *first) {
+  if (!*first) putchar(',');
+  *first = false;
+  print_json_string(name, len);
+}
+
+// The "properties" key already holds a JSON object; anything else is shown as a string.
+static void print_json_properties(const char *properties) {
+  if (!properties) {
+    fputs("{}", stdout);
+    return;
+  }
+  const char *begin = properties + strspn(properties, " \t\r\n");
+  size_t len = strlen(begin);
+  while (len && strchr(" \t\r\n", begin[len - 1]))
+    len--;
+  if (len >= 2 && begin[0] == '{' && begin[len - 1] == '}')
+    fwrite(begin, 1, len, stdout);
+  else
+    print_json_cstring(properties);
+}
+
+static void print_image_json(const InputImage *image) {
+  fputs("{\"file\":", stdout);
+  print_json_cstring(image->origin);
+  fputs(",\"kind\":", stdout);
+  print_json_cstring(image_kind_name(image->image_kind));
+  fputs(",\"triple\":", stdout);
+  print_json_cstring(image->triple);
+  fputs(",\"arch\":", stdout);
+  print_json_cstring(image->arch);
+  printf(",\"size\":%zu,\"symbols\":[", image->size);
+  bool first = true;
+  for_each_symbol(image_key(image, "symbols"), print_json_symbol, &first);
+  fputs("],\"keys\":{", stdout);
+  size_t count;
+  const OffloadString **keys = other_keys(image, &count);
+  for (size_t i = 0; i < count; i++) {
+    if (i) putchar(',');
+    print_json_cstring(keys[i]->key);
+    putchar(':');
+    print_json_cstring(keys[i]->value);
+  }
+  free(keys);
+  fputs("},\"properties\":", stdout);
+  print_json_properties(image_key(image, "properties"));
+  putchar('}');
+}
+
+int inspect_main(int argc, char **argv) {
+  bool json = false;
+  StringList files = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      fputs(usage, stdout);
+      return 0;
+    }
+    if (!strcmp(arg, "--json"))
+      json = true;
+    else if (!strcmp(arg, "-v"))
+      verbose = true;
+    else if (!strcmp(arg, "--"))
+      for (i++; i < argc; i++)
+        strlist_push(&files, argv[i]);
+    else if (arg[0] == '-' && arg[1])
+      fatal(NULL, "inspect: unknown option '%s'; see 'sycl-thinlto inspect --help'", arg);
+    else
+      strlist_push(&files, argv[i]);
+  }
+  if (!files.count) fatal(NULL, "inspect: no input files; see 'sycl-thinlto inspect --help'");
+
+  // Every file is read before anything is printed, so a bad one leaves no partial output.
+  InputSet inputs = {0};
+  for (size_t i = 0; i < files.count; i++)
+    read_input_file(&inputs, files.items[i], false);
+
+  if (json) fputs("{\"images\":[", stdout);
+  for (size_t i = 0; i < inputs.count; i++) {
+    if (json) {
+      if (i) putchar(',');
+      print_image_json(&inputs.items[i]);
+    } else {
+      print_image_text(&inputs.items[i]);
+    }
+  }
+  if (json) fputs("]}\n", stdout);
+  if (fflush(stdout) || ferror(stdout)) fatal(NULL, "inspect: cannot write the output");
+  return 0;
+}

@@ -1,0 +1,50 @@
+// sycl-thinlto's entry: picks the subcommand (or the drop-in personality from argv[0]).
+// The stages themselves live in driver.c and the files it calls.
+#include "sycl_thinlto.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <llvm/Config/llvm-config.h>
+
+static const char usage[] =
+    "OVERVIEW: sycl-thinlto " SYCL_THINLTO_VERSION " - SYCL device-code linker using ThinLTO\n"
+    "\n"
+    "USAGE: sycl-thinlto <command> [options] <inputs>\n"
+    "\n"
+    "COMMANDS:\n"
+    "  link      link device images with ThinLTO into SPIR-V images (OffloadBinary)\n"
+    "  inspect   print the device images found in files\n"
+    "\n"
+    "Run 'sycl-thinlto <command> --help' for a command's options.\n"
+    "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line.\n";
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+int main(int argc, char **argv) {
+  const char *self = base_name(argv[0]);
+  if (strstr(self, "clang-sycl-linker")) return clang_sycl_linker_main(argc, argv);
+
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return 1;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("sycl-thinlto %s (LLVM %d.%d.%d)\n", SYCL_THINLTO_VERSION, LLVM_VERSION_MAJOR,
+           LLVM_VERSION_MINOR, LLVM_VERSION_PATCH);
+    return 0;
+  }
+  if (!strcmp(cmd, "--worker")) return worker_main();
+  if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "inspect")) return inspect_main(argc - 1, argv + 1);
+  fprintf(stderr, "%s: error: unknown command '%s'; see 'sycl-thinlto --help'\n", TOOL_NAME, cmd);
+  return 1;
+}

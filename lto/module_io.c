@@ -1,0 +1,65 @@
+// Reading and writing LLVM modules through llvm-c, each context with its own diagnostics.
+// LLVM's default handler prints and calls exit(1) on errors; ours only records the text.
+#include "sycl_thinlto.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char *last_error;
+} Diagnostics;
+
+static void keep_diagnostic(LLVMDiagnosticInfoRef info, void *arg) {
+  Diagnostics *d = arg;
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError) return;
+  char *text = LLVMGetDiagInfoDescription(info);
+  free(d->last_error);
+  d->last_error = xstrdup(text);
+  LLVMDisposeMessage(text);
+}
+
+LLVMContextRef context_create(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(ctx, keep_diagnostic, xcalloc(1, sizeof(Diagnostics)));
+  return ctx;
+}
+
+void context_dispose(LLVMContextRef ctx) {
+  Diagnostics *d = LLVMContextGetDiagnosticContext(ctx);
+  LLVMContextDispose(ctx);
+  if (d) free(d->last_error);
+  free(d);
+}
+
+const char *context_last_error(LLVMContextRef ctx) {
+  Diagnostics *d = LLVMContextGetDiagnosticContext(ctx);
+  return d ? d->last_error : NULL;
+}
+
+int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
+                 LLVMModuleRef *out, char **errmsg) {
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, name, false);
+  // The lazy reader takes the buffer over (and frees it on failure); the eager one does not.
+  LLVMBool failed = lazy ? LLVMGetBitcodeModuleInContext2(ctx, buf, out)
+                         : LLVMParseBitcodeInContext2(ctx, buf, out);
+  if (!lazy) LLVMDisposeMemoryBuffer(buf);
+  if (failed) {
+    const char *why = context_last_error(ctx);
+    *errmsg = format("invalid bitcode: %s", why ? why : "unreadable module");
+    *out = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+Buffer module_write(LLVMModuleRef m) {
+  LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(m);
+  Buffer out = {.size = LLVMGetBufferSize(buf)};
+  out.data = xmalloc(out.size);
+  memcpy(out.data, LLVMGetBufferStart(buf), out.size);
+  LLVMDisposeMemoryBuffer(buf);
+  return out;
+}

@@ -1,0 +1,262 @@
+// OffloadBinary v1 (llvm/Object/OffloadBinary.h): parses concatenated blobs, writes one blob.
+// It does not decide which images are linked (input.c) nor what their keys mean (output.c).
+#include "sycl_thinlto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// Sizes and field offsets of the on-disk v1 records; everything is little-endian.
+enum {
+  HEADER_SIZE = 32,       // magic[4] version:u32 size:u64 entry_offset:u64 entry_size:u64
+  ENTRY_SIZE = 40,        // image_kind:u16 offload_kind:u16 flags:u32 string_offset:u64
+                          // num_strings:u64 image_offset:u64 image_size:u64
+  STRING_ENTRY_SIZE = 16, // key_offset:u64 value_offset:u64
+  BLOB_ALIGNMENT = 8,
+};
+
+static const uint8_t offload_magic[4] = {0x10, 0xFF, 0x10, 0xAD};
+
+// Blobs inside archive members or sections are not necessarily aligned: read bytes, not structs.
+static uint16_t read_u16(const uint8_t *p) {
+  return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t read_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t read_u64(const uint8_t *p) {
+  return (uint64_t)read_u32(p) | (uint64_t)read_u32(p + 4) << 32;
+}
+
+static void write_u16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+}
+
+static void write_u32(uint8_t *p, uint32_t v) {
+  write_u16(p, (uint16_t)v);
+  write_u16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void write_u64(uint8_t *p, uint64_t v) {
+  write_u32(p, (uint32_t)v);
+  write_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static size_t align_to(size_t n, size_t alignment) {
+  return (n + alignment - 1) / alignment * alignment;
+}
+
+bool is_offload_binary(const uint8_t *data, size_t size) {
+  return size >= sizeof offload_magic && !memcmp(data, offload_magic, sizeof offload_magic);
+}
+
+// True when [offset, offset + length) lies inside a blob of blob_size bytes (no overflow).
+static bool in_range(uint64_t offset, uint64_t length, uint64_t blob_size) {
+  return offset <= blob_size && length <= blob_size - offset;
+}
+
+// Reads the NUL-terminated string at OFFSET of the blob; NULL with *why set if it is not one.
+static const char *blob_string(const uint8_t *blob, uint64_t blob_size, uint64_t offset,
+                               const char **why) {
+  if (offset >= blob_size) {
+    *why = "offset out of range";
+    return NULL;
+  }
+  if (!memchr(blob + offset, 0, blob_size - offset)) {
+    *why = "not NUL-terminated";
+    return NULL;
+  }
+  return (const char *)blob + offset;
+}
+
+// Parses the blob at data[at..]; returns its size, or 0 with *errmsg set.
+static uint64_t parse_blob(const uint8_t *data, size_t size, size_t at, OffloadEntry *entry,
+                           char **errmsg) {
+  const uint8_t *blob = data + at;
+  size_t left = size - at;
+  if (left < HEADER_SIZE) {
+    *errmsg = format("OffloadBinary at offset %zu: truncated header (%zu bytes, need %d)", at, left,
+                     HEADER_SIZE);
+    return 0;
+  }
+  if (!is_offload_binary(blob, left)) {
+    *errmsg = format("OffloadBinary at offset %zu: bad magic", at);
+    return 0;
+  }
+  uint32_t version = read_u32(blob + 4);
+  if (version != 1) {
+    *errmsg =
+        format("OffloadBinary at offset %zu: unsupported OffloadBinary version %u", at, version);
+    return 0;
+  }
+  uint64_t blob_size = read_u64(blob + 8);
+  if (blob_size < HEADER_SIZE + ENTRY_SIZE || blob_size > left) {
+    *errmsg = format("OffloadBinary at offset %zu: size %llu out of range (%zu bytes left)", at,
+                     (unsigned long long)blob_size, left);
+    return 0;
+  }
+  uint64_t entry_offset = read_u64(blob + 16), entry_size = read_u64(blob + 24);
+  if (entry_size < ENTRY_SIZE || !in_range(entry_offset, entry_size, blob_size)) {
+    *errmsg = format("OffloadBinary at offset %zu: entry offset out of range", at);
+    return 0;
+  }
+
+  const uint8_t *e = blob + entry_offset;
+  *entry = (OffloadEntry){
+      .image_kind = read_u16(e),
+      .offload_kind = read_u16(e + 2),
+      .flags = read_u32(e + 4),
+  };
+  uint64_t string_offset = read_u64(e + 8), num_strings = read_u64(e + 16);
+  uint64_t image_offset = read_u64(e + 24), image_size = read_u64(e + 32);
+
+  if (num_strings > blob_size / STRING_ENTRY_SIZE ||
+      !in_range(string_offset, num_strings * STRING_ENTRY_SIZE, blob_size)) {
+    *errmsg = format("OffloadBinary at offset %zu: string table out of range", at);
+    return 0;
+  }
+  if (image_offset > blob_size) {
+    *errmsg = format("OffloadBinary at offset %zu: image offset out of range", at);
+    return 0;
+  }
+  if (!in_range(image_offset, image_size, blob_size)) {
+    *errmsg = format("OffloadBinary at offset %zu: image size out of range", at);
+    return 0;
+  }
+
+  OffloadString *strings = xcalloc(num_strings, sizeof *strings);
+  for (uint64_t i = 0; i < num_strings; i++) {
+    const uint8_t *s = blob + string_offset + i * STRING_ENTRY_SIZE;
+    const char *why;
+    strings[i].key = blob_string(blob, blob_size, read_u64(s), &why);
+    if (!strings[i].key) {
+      *errmsg =
+          format("OffloadBinary at offset %zu: string %llu key %s", at, (unsigned long long)i, why);
+      free(strings);
+      return 0;
+    }
+    strings[i].value = blob_string(blob, blob_size, read_u64(s + 8), &why);
+    if (!strings[i].value) {
+      *errmsg =
+          format("OffloadBinary at offset %zu: string '%s' value %s", at, strings[i].key, why);
+      free(strings);
+      return 0;
+    }
+  }
+  entry->strings = strings;
+  entry->num_strings = num_strings;
+  entry->image = blob + image_offset;
+  entry->image_size = image_size;
+  return blob_size;
+}
+
+int offload_binary_parse(const uint8_t *data, size_t size, OffloadEntry **entries, size_t *count,
+                         char **errmsg) {
+  OffloadEntry *list = NULL;
+  size_t n = 0, cap = 0;
+  size_t at = 0;
+  while (at < size) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 4;
+      list = xrealloc(list, cap * sizeof *list);
+    }
+    uint64_t blob_size = parse_blob(data, size, at, &list[n], errmsg);
+    if (!blob_size) {
+      for (size_t i = 0; i < n; i++)
+        free(list[i].strings);
+      free(list);
+      return -1;
+    }
+    n++;
+    at += blob_size;
+    // LLVM's extractor aligns each blob to 8 bytes from the start; skip that zero padding only.
+    while (at % BLOB_ALIGNMENT && at < size && data[at] == 0)
+      at++;
+  }
+  *entries = list;
+  *count = n;
+  return 0;
+}
+
+const char *offload_entry_get(const OffloadEntry *e, const char *key) {
+  // LLVM fills a map in file order, so the last of duplicate keys wins there too.
+  for (size_t i = e->num_strings; i-- > 0;)
+    if (!strcmp(e->strings[i].key, key)) return e->strings[i].value;
+  return NULL;
+}
+
+// The string table: a leading NUL (like ELF's), then each distinct text once.
+typedef struct {
+  Buffer bytes;
+} StringTable;
+
+static size_t string_table_add(StringTable *t, const char *s) {
+  size_t len = strlen(s) + 1;
+  for (size_t at = 0; at + len <= t->bytes.size; at++)
+    if (!memcmp(t->bytes.data + at, s, len)) return at;
+  size_t at = t->bytes.size;
+  buffer_append(&t->bytes, s, len);
+  return at;
+}
+
+void offload_binary_append(Buffer *out, const OffloadEntry *e) {
+  StringTable table = {0};
+  buffer_append(&table.bytes, "", 1);
+  size_t *key_at = xcalloc(e->num_strings, sizeof(size_t));
+  size_t *value_at = xcalloc(e->num_strings, sizeof(size_t));
+  for (size_t i = 0; i < e->num_strings; i++) {
+    key_at[i] = string_table_add(&table, e->strings[i].key);
+    value_at[i] = string_table_add(&table, e->strings[i].value);
+  }
+
+  // Header, entry, string entries, string table, then the image at an aligned offset.
+  size_t string_entries_at = HEADER_SIZE + ENTRY_SIZE;
+  size_t table_at = string_entries_at + e->num_strings * STRING_ENTRY_SIZE;
+  size_t image_at = align_to(table_at + table.bytes.size, BLOB_ALIGNMENT);
+  size_t blob_size = align_to(image_at + e->image_size, BLOB_ALIGNMENT);
+
+  // Blobs are concatenated; each must start 8-byte aligned for LLVM's reader.
+  size_t start = align_to(out->size, BLOB_ALIGNMENT);
+  out->data = xrealloc(out->data, start + blob_size);
+  memset(out->data + out->size, 0, start + blob_size - out->size);
+  out->size = start + blob_size;
+  uint8_t *blob = out->data + start;
+
+  memcpy(blob, offload_magic, sizeof offload_magic);
+  write_u32(blob + 4, 1);
+  write_u64(blob + 8, blob_size);
+  write_u64(blob + 16, HEADER_SIZE);
+  write_u64(blob + 24, ENTRY_SIZE);
+
+  uint8_t *entry = blob + HEADER_SIZE;
+  write_u16(entry, e->image_kind);
+  write_u16(entry + 2, e->offload_kind);
+  write_u32(entry + 4, e->flags);
+  write_u64(entry + 8, string_entries_at);
+  write_u64(entry + 16, e->num_strings);
+  write_u64(entry + 24, image_at);
+  write_u64(entry + 32, e->image_size);
+
+  for (size_t i = 0; i < e->num_strings; i++) {
+    uint8_t *s = blob + string_entries_at + i * STRING_ENTRY_SIZE;
+    write_u64(s, table_at + key_at[i]);
+    write_u64(s + 8, table_at + value_at[i]);
+  }
+  memcpy(blob + table_at, table.bytes.data, table.bytes.size);
+  if (e->image_size) memcpy(blob + image_at, e->image, e->image_size);
+
+  free(key_at);
+  free(value_at);
+  free(table.bytes.data);
+}
+
+const char *image_kind_name(uint16_t kind) {
+  static const char *const names[] = {
+      [IMG_NONE] = "none",   [IMG_OBJECT] = "object",       [IMG_BITCODE] = "bitcode",
+      [IMG_CUBIN] = "cubin", [IMG_FATBINARY] = "fatbinary", [IMG_PTX] = "ptx",
+      [IMG_SPIRV] = "spirv",
+  };
+  return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
+}

@@ -1,0 +1,377 @@
+// sycl-thinlto: the one header, and the table of contents of the tool.
+// Sections follow the data flow of ARCHITECTURE.md; each names its file.
+#ifndef SYCL_THINLTO_H
+#define SYCL_THINLTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <uv.h>
+
+#define TOOL_NAME "sycl-thinlto"
+#define SPIRV_TRIPLE "spirv64-unknown-unknown"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//
+// lto/util.c — diagnostics, memory, files
+//
+
+// A byte buffer owned by whoever holds it (free(data)).
+typedef struct {
+  uint8_t *data;
+  size_t size;
+} Buffer;
+
+// A growable array of strings; small metadata, usually kept until exit.
+typedef struct {
+  char **items;
+  size_t count, cap;
+} StringList;
+
+extern bool verbose; // -v: notes on stderr
+
+// Bad input: "sycl-thinlto: error: WHAT: message"; recorded, not fatal.
+void error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Bad input that stops the link now (main thread only): prints, cleans up, exits 1.
+__attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void warning(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
+int error_count(void);
+// Exits 1 if any error was recorded; called by the driver after each stage.
+void exit_on_errors(void);
+// Our own broken invariant: abort with file and line.
+__attribute__((noreturn)) void die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define assert_that(c)                                                                             \
+  do {                                                                                             \
+    if (!(c)) die("assertion failed: %s", #c);                                                     \
+  } while (0)
+
+// Paths removed if the process exits through fatal() or exit_on_errors().
+void remove_on_failure(const char *path);
+void keep_on_success(const char *path);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void strlist_push(StringList *l, char *s); // takes ownership of s
+bool strlist_contains(const StringList *l, const char *s);
+void buffer_append(Buffer *b, const void *data, size_t n);
+
+// 0, or a negative errno.
+int read_file(const char *path, Buffer *out);
+// Writes PATH.tmp.PID then renames it over PATH: readers never see half a file.
+int write_file_atomic(const char *path, const void *data, size_t size);
+double now_seconds(void);
+
+// A hash table from string to pointer (FNV-1a, open addressing); keys are copied.
+typedef struct {
+  char **keys;
+  void **values;
+  size_t cap, count;
+} StrMap;
+void *strmap_get(const StrMap *m, const char *key);
+void strmap_put(StrMap *m, const char *key, void *value);
+
+// Runs fn(arg, i) for every i in [0, n) on up to JOBS threads; returns when all are done.
+// fn may only touch item i and thread-safe state (error(), note()).
+void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg);
+
+//
+// lto/module_io.c — LLVM modules in and out, with diagnostics captured per context
+//
+
+// A context whose diagnostics are kept (never printed, never exit(1) as LLVM's default does).
+LLVMContextRef context_create(void);
+void context_dispose(LLVMContextRef ctx);
+// The text of the last error diagnostic, or NULL.
+const char *context_last_error(LLVMContextRef ctx);
+// Parses bitcode (lazily: bodies materialized on demand). 0, or -1 with *errmsg.
+int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
+                 LLVMModuleRef *out, char **errmsg);
+Buffer module_write(LLVMModuleRef m);
+
+//
+// lto/offload_binary.c — OffloadBinary v1 (llvm/Object/OffloadBinary.h)
+//
+
+enum { IMG_NONE = 0, IMG_OBJECT, IMG_BITCODE, IMG_CUBIN, IMG_FATBINARY, IMG_PTX, IMG_SPIRV };
+enum { OFK_OPENMP = 1, OFK_CUDA = 2, OFK_HIP = 4, OFK_SYCL = 8 };
+
+typedef struct {
+  const char *key, *value;
+} OffloadString;
+
+typedef struct {
+  uint16_t image_kind, offload_kind;
+  uint32_t flags;
+  OffloadString *strings; // array owned by the entry; texts point into the parsed bytes
+  size_t num_strings;
+  const uint8_t *image; // points into the parsed bytes
+  size_t image_size;
+} OffloadEntry;
+
+bool is_offload_binary(const uint8_t *data, size_t size);
+// Parses one or more concatenated blobs. 0, or -1 with *errmsg (malloc'd) saying
+// what is wrong and at which byte offset. *entries is malloc'd.
+int offload_binary_parse(const uint8_t *data, size_t size, OffloadEntry **entries, size_t *count,
+                         char **errmsg);
+// Appends one v1 blob for E to OUT; strings are written in the order given.
+void offload_binary_append(Buffer *out, const OffloadEntry *e);
+const char *offload_entry_get(const OffloadEntry *e, const char *key);
+const char *image_kind_name(uint16_t kind); // "spirv", "bitcode", ...
+
+//
+// lto/archive.c — static archives (ar, GNU long-name table)
+//
+
+typedef struct {
+  char *name; // malloc'd
+  const uint8_t *data; // points into the archive bytes
+  size_t size;
+} ArchiveMember;
+
+bool is_archive(const uint8_t *data, size_t size);
+// Regular members only (symbol tables and the long-name table are skipped).
+int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, size_t *count,
+                  char **errmsg);
+
+//
+// lto/input.c — every device image found in the inputs
+//
+
+typedef struct {
+  char *origin;      // for messages: "a.o", "libx.a(m.o)", "blob.bin[1]"
+  uint16_t image_kind;   // IMG_BITCODE for bitcode found bare or in an ELF
+  uint16_t offload_kind; // OFK_SYCL when found bare
+  char *triple, *arch;   // canonical triple
+  OffloadString *keys; size_t num_keys; // every string key the image came with
+  const uint8_t *data;   // the image bytes; they live as long as the input buffers
+  size_t size;
+  bool is_library;       // --device-libs: supplies definitions, never emitted
+} InputImage;
+
+typedef struct {
+  InputImage *items;
+  size_t count, cap;
+  Buffer *files; // the input files' bytes, kept until the link no longer needs them
+  size_t num_files;
+} InputSet;
+
+// Adds the images of one file (any supported form). Errors are fatal.
+void read_input_file(InputSet *set, const char *path, bool is_library);
+// Triples linked here: spirv64*, spir64* (canonicalized to SPIRV_TRIPLE).
+bool is_spirv_triple(const char *triple);
+const char *canonical_triple(const char *triple);
+// The .llvm.offloading section of an ELF object, through llvm-c's object API.
+// 0 with *section NULL when the object has none; -1 with *errmsg if not an object.
+int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
+                           size_t *section_size, char **errmsg);
+
+//
+// lto/symbols.c — symbol resolution over all images
+//
+
+typedef enum { DEF_NONE, DEF_STRONG, DEF_WEAK, DEF_LINKONCE } DefKind;
+
+typedef struct {
+  char *name;
+  DefKind def;      // DEF_NONE for a use
+  bool is_function;
+  bool is_kernel;   // spir_kernel definition
+  bool is_external; // SYCL_EXTERNAL-style: externally visible spir_func definition
+} ModuleSymbol;
+
+// One module taking part in the link: an input image or a device library.
+typedef struct LinkModule {
+  int index;           // position in the link, also libLTO's module order
+  const InputImage *input;
+  char *id;            // unique module identifier for libLTO
+  ModuleSymbol *symbols;
+  size_t num_symbols;
+  StringList kernels;  // its kernels, in module order
+  StringList exported; // SYCL_EXTERNAL definitions it prevails for
+  bool emit;           // produces an output image
+  Buffer prepared;     // bitcode with a ThinLTO summary, ready for libLTO
+  char *prepare_error; // set by a worker in the prepare stage
+} LinkModule;
+
+typedef struct {
+  LinkModule *modules;
+  size_t num_modules;
+  StrMap prevailing;        // symbol name -> LinkModule* whose definition wins
+  StringList must_preserve; // kernels (and exports) of emitted images
+  StringList cross_referenced;
+} Resolution;
+
+// Reads every module's symbols (in parallel), then resolves them.
+// Duplicate strong definitions are errors naming both inputs.
+void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, int jobs);
+// Entry point of a linked image (not __spirv_*, __sycl_*, __esimd_*, __builtin_*).
+bool is_reserved_name(const char *name);
+
+//
+// lto/prepare.c + lto/bridge.cpp — every module made ready for the thin link
+//
+
+// Canonical triple, overridden weak definitions dropped, written with a summary.
+void prepare_modules(Resolution *r, int jobs);
+
+// bridge.cpp: llvm-c cannot build or write a ThinLTO module summary.
+// Writes M as bitcode with a summary into *out (malloc'd). 0, or -1 with *errmsg.
+int bridge_write_bitcode_with_summary(LLVMModuleRef m, Buffer *out, char **errmsg);
+// bridge.cpp: a function or variable definition becomes an external declaration.
+void bridge_make_declaration(LLVMValueRef gv);
+
+//
+// lto/thinlto.c — the thin link and the per-module backends (libLTO)
+//
+
+typedef struct {
+  int jobs;
+  int import_instr_limit;
+  const char *save_temps_dir; // NULL unless --save-temps
+} ThinLinkOptions;
+
+// Post-ThinLTO bitcode of every module, indexed like r->modules: emitted ones are
+// finished by the hooks, all of them are sources for completion.
+void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized);
+
+//
+// hooks/ — the pre-codegen hook, per image, in parallel
+//
+
+typedef enum { SPIRV_BACKEND, SPIRV_TRANSLATOR } SpirvTool;
+
+typedef struct {
+  int jobs;
+  SpirvTool tool;
+  const char *llvm_spirv; // --llvm-spirv
+  bool validate;          // spirv-val unless --no-validate
+  bool allow_dependencies;
+  const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv
+} HookOptions;
+
+// The result for one output image.
+typedef struct {
+  const LinkModule *module;
+  Buffer spirv;
+  StringList symbols; // kernel names
+  StringList imports; // what the SPIR-V still imports
+  char *error;        // recorded by whoever failed; reported by the stage
+} ImageResult;
+
+// hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V
+// generation on the worker processes; results[i] for every emitted module.
+void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageResult *results);
+
+// hooks/complete.c: where completion finds definitions: the post-ThinLTO modules,
+// whose names match what the backends left behind (promoted locals included).
+typedef struct {
+  const Buffer *bitcode; // every module's post-ThinLTO bitcode
+  size_t num_modules;
+  StrMap provider;       // symbol -> (index + 1) of the module whose definition is linked
+} CompletionSources;
+
+// Reads every module's external definitions (in parallel) and picks a provider for each.
+void index_definitions(CompletionSources *s, const Resolution *r, int jobs);
+// Links into M the provided definition of every declaration, and everything those need,
+// until nothing more can be found. Thread-safe for distinct contexts. 0, or -1 with *errmsg.
+int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg);
+
+// hooks/finalize.c: internalizes all but the entry points and removes what is dead.
+int finalize_module(LLVMModuleRef m, const StringList *entry_points, char **errmsg);
+// Names reserved to the implementation: "__" before or after (Itanium) demangling.
+bool is_implementation_name(const char *name);
+
+// hooks/pool.c — long-lived worker processes of our own binary (ARCHITECTURE fact 9).
+// Loop-thread only: a worker process owns one request at a time; the loop owns the rest.
+typedef struct WorkerPool WorkerPool;
+// Called on the loop thread. On success errmsg is NULL and spirv is owned by the callee;
+// on failure spirv is empty and errmsg (malloc'd, owned by the callee) says why.
+typedef void (*CodegenDone)(void *arg, Buffer spirv, char *errmsg);
+WorkerPool *worker_pool_start(uv_loop_t *loop, int num_workers, char **errmsg);
+// Queues BITCODE (ownership passes to the pool) for SPIR-V generation.
+void worker_pool_submit(WorkerPool *pool, Buffer bitcode, CodegenDone done, void *arg);
+// Closes the workers' pipes once every submitted job has finished; the loop then ends.
+void worker_pool_stop(WorkerPool *pool);
+
+//
+// spirv/ — SPIR-V generation and checks
+//
+
+// codegen.c: the SPIR-V backend, in process; codegen rewrites M. Not thread-safe (fact 9),
+// and only the first call in a process is reliable: LLVM 22.1.8 keeps module state in a
+// static (llvm/llvm-project#160613), so later calls can emit duplicate ids. Use the
+// worker pool, which runs each module in a fresh fork. 0, or -1 with *errmsg.
+int spirv_emit(LLVMModuleRef m, Buffer *out, char **errmsg);
+// The hidden `sycl-thinlto --worker` mode: serves codegen requests on stdin/stdout, each
+// in a child forked for it.
+int worker_main(void);
+// The SPIR-V extensions generated code may use (the backend's -spirv-ext, the
+// translator's --spirv-ext); each is emitted only where a module needs it.
+extern const char *const spirv_extensions;
+// The worker protocol, served by codegen.c and spoken by hooks/pool.c: a WorkerFrame
+// in host byte order, then SIZE payload bytes. Request WORKER_CODEGEN (bitcode);
+// response WORKER_SPIRV (SPIR-V) or WORKER_ERROR (message text).
+enum { WORKER_MAGIC = 0x57544c53, WORKER_CODEGEN = 1, WORKER_SPIRV = 2, WORKER_ERROR = 3 };
+typedef struct {
+  uint32_t magic, kind;
+  uint64_t size;
+} WorkerFrame;
+
+// scan.c: names the module imports and exports (LinkageAttributes decorations).
+int spirv_linkage(const uint8_t *data, size_t size, StringList *imports, StringList *exports,
+                  char **errmsg);
+
+// fixup.c: OpConstantNull of scalar integers becomes OpConstant 0 (see the file for why).
+int spirv_fix_null_integers(Buffer *spirv, char **errmsg);
+
+// translator.c: an external SPIRV-LLVM-Translator.
+// Checks that `PATH --version` reports our LLVM major. 0, or -1 with *errmsg, which
+// leaves PATH for the caller to name. Blocking; any thread.
+int translator_check_version(const char *path, char **errmsg);
+typedef void (*TranslateDone)(void *arg, Buffer spirv, char *errmsg);
+// Spawns `PATH INPUT_BC -o INPUT_BC.spv --spirv-ext=...` through libuv; loop thread only.
+// DONE runs from a loop callback, never inside this call, with the SPIR-V (the .spv file
+// is removed) or a message with the exit status and the translator's output.
+void translator_submit(uv_loop_t *loop, const char *path, const char *input_bc,
+                       TranslateDone done, void *arg);
+
+// validate.c: spirv-val on SPIRV. 0, or -1 with *errmsg carrying its message.
+// Thread-safe: each call has its own temporary file and child process.
+int spirv_validate(const Buffer *spirv, char **errmsg);
+// validate.c: runs ARGV (argv[0] looked up on PATH) to completion, stdin from /dev/null,
+// stdout and stderr together into *output (malloc'd). *wait_status as from waitpid.
+// Thread-safe. 0, or a negative errno when it cannot be started.
+int run_tool(const char *const argv[], Buffer *output, int *wait_status);
+
+//
+// lto/output.c — the linked images as OffloadBinary blobs
+//
+
+void write_output(const char *path, const char *arch, ImageResult *results, size_t count);
+
+//
+// lto/inspect.c, lto/driver.c — subcommands
+//
+
+int inspect_main(int argc, char **argv);
+int link_main(int argc, char **argv);
+// argv[0] ends in clang-sycl-linker: clang-sycl-linker 22's command line.
+int clang_sycl_linker_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

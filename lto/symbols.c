@@ -1,0 +1,200 @@
+// Symbol resolution: what every module defines and uses, which definition prevails,
+// which images are emitted, and what libLTO must preserve. It does not change modules.
+#include "sycl_thinlto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
+
+bool is_reserved_name(const char *name) {
+  static const char *const prefixes[] = {"__spirv_", "__sycl_", "__esimd_", "__builtin_", "llvm."};
+  for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+    if (!strncmp(name, prefixes[i], strlen(prefixes[i]))) return true;
+  return false;
+}
+
+static DefKind def_kind(LLVMValueRef gv) {
+  if (LLVMIsDeclaration(gv)) return DEF_NONE;
+  switch (LLVMGetLinkage(gv)) {
+  case LLVMExternalLinkage:
+    return DEF_STRONG;
+  case LLVMLinkOnceODRLinkage:
+  case LLVMWeakODRLinkage:
+    return DEF_LINKONCE;
+  case LLVMWeakAnyLinkage:
+  case LLVMLinkOnceAnyLinkage:
+  case LLVMCommonLinkage:
+    return DEF_WEAK;
+  default:
+    return DEF_NONE;
+  }
+}
+
+static bool is_local(LLVMValueRef gv) {
+  LLVMLinkage l = LLVMGetLinkage(gv);
+  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAppendingLinkage ||
+         l == LLVMAvailableExternallyLinkage;
+}
+
+// DPC++ marks SYCL_EXTERNAL with sycl-module-id; upstream clang leaves externally visible
+// spir_func definitions, which is all a SYCL_EXTERNAL function can be there.
+static bool is_sycl_external(LLVMValueRef f, DefKind def) {
+  if (def == DEF_NONE || LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL) return false;
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  if (is_reserved_name(name) || !strncmp(name, "__", 2)) return false;
+  if (LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "sycl-module-id", 14))
+    return true;
+  return LLVMGetFunctionCallConv(f) == CC_SPIR_FUNC && def == DEF_STRONG;
+}
+
+typedef struct {
+  ModuleSymbol *items;
+  size_t count, cap;
+} SymbolArray;
+
+static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_function) {
+  if (is_local(gv)) return;
+  size_t len;
+  const char *name = LLVMGetValueName2(gv, &len);
+  if (!len || !strncmp(name, "llvm.", 5)) return;
+  if (m->num_symbols == *cap) {
+    *cap = *cap ? *cap * 2 : 64;
+    m->symbols = xrealloc(m->symbols, *cap * sizeof(ModuleSymbol));
+  }
+  ModuleSymbol *s = &m->symbols[m->num_symbols++];
+  *s = (ModuleSymbol){.name = xstrndup(name, len), .def = def_kind(gv), .is_function = is_function};
+  if (is_function) {
+    s->is_kernel = s->def != DEF_NONE && LLVMGetFunctionCallConv(gv) == CC_SPIR_KERNEL;
+    s->is_external = is_sycl_external(gv, s->def);
+  }
+  if (s->is_kernel) strlist_push(&m->kernels, xstrdup(s->name));
+}
+
+// Runs on a worker thread: touches only module I.
+static void read_module_symbols(void *arg, size_t i) {
+  LinkModule *m = &((LinkModule *)arg)[i];
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef mod;
+  char *why;
+  // Lazily: the symbol table needs no function bodies.
+  if (module_parse(ctx, m->input->data, m->input->size, m->input->origin, true, &mod, &why)) {
+    m->prepare_error = why;
+    context_dispose(ctx);
+    return;
+  }
+  size_t cap = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+    if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
+    add_symbol(m, &cap, g, false);
+  LLVMDisposeModule(mod);
+  context_dispose(ctx);
+}
+
+// Input definitions beat library ones; then strong beats weak beats ODR copies; then order.
+static int strength(const LinkModule *m, DefKind def) {
+  int rank = def == DEF_STRONG ? 3 : def == DEF_WEAK ? 2 : 1;
+  return m->input->is_library ? rank : rank + 3;
+}
+
+static void resolve_one(Resolution *r, StrMap *defkind, LinkModule *m, const ModuleSymbol *s) {
+  LinkModule *prev = strmap_get(&r->prevailing, s->name);
+  if (!prev) {
+    strmap_put(&r->prevailing, s->name, m);
+    strmap_put(defkind, s->name, (void *)(intptr_t)s->def);
+    return;
+  }
+  DefKind prev_def = (DefKind)(intptr_t)strmap_get(defkind, s->name);
+  if (s->def == DEF_STRONG && prev_def == DEF_STRONG &&
+      prev->input->is_library == m->input->is_library) {
+    error(m->input->origin, "duplicate symbol: %s\n>>> defined in %s\n>>> defined in %s", s->name,
+          prev->input->origin, m->input->origin);
+    return;
+  }
+  if (strength(m, s->def) > strength(prev, prev_def)) {
+    strmap_put(&r->prevailing, s->name, m);
+    strmap_put(defkind, s->name, (void *)(intptr_t)s->def);
+  }
+}
+
+void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, int jobs) {
+  r->modules = xcalloc(inputs->count, sizeof(LinkModule));
+  for (size_t i = 0; i < inputs->count; i++) {
+    InputImage *in = &inputs->items[i];
+    if (in->image_kind != IMG_BITCODE) {
+      error(in->origin, "cannot link a %s image; only LLVM bitcode is linked",
+            image_kind_name(in->image_kind));
+      continue;
+    }
+    LinkModule *m = &r->modules[r->num_modules];
+    m->index = (int)r->num_modules++;
+    m->input = in;
+    m->id = format("%d:%s", m->index, in->origin);
+  }
+  exit_on_errors();
+
+  parallel_for(r->num_modules, jobs, read_module_symbols, r->modules);
+  for (size_t i = 0; i < r->num_modules; i++)
+    if (r->modules[i].prepare_error) {
+      error(r->modules[i].input->origin, "%s", r->modules[i].prepare_error);
+      free(r->modules[i].prepare_error);
+      r->modules[i].prepare_error = NULL;
+    }
+  exit_on_errors();
+
+  // Definitions, in module order so that ties go to the first input, as linkers do.
+  StrMap defkind = {0}, users = {0};
+  for (size_t i = 0; i < r->num_modules; i++) {
+    LinkModule *m = &r->modules[i];
+    for (size_t j = 0; j < m->num_symbols; j++) {
+      ModuleSymbol *s = &m->symbols[j];
+      if (s->def != DEF_NONE) resolve_one(r, &defkind, m, s);
+      // A name seen in two modules is cross-referenced: libLTO must not drop it.
+      LinkModule *seen = strmap_get(&users, s->name);
+      if (!seen) {
+        strmap_put(&users, s->name, m);
+      } else if (seen != m && seen != (void *)r) {
+        strmap_put(&users, s->name, r); // r marks "already listed"
+        strlist_push(&r->cross_referenced, xstrdup(s->name));
+      }
+    }
+  }
+  exit_on_errors();
+
+  // What is emitted, and what libLTO must keep: kernels, and exports under dependencies.
+  for (size_t i = 0; i < r->num_modules; i++) {
+    LinkModule *m = &r->modules[i];
+    if (m->input->is_library) continue;
+    // An ODR kernel instantiated in several units is emitted once, where it prevails.
+    StringList kernels = {0};
+    for (size_t j = 0; j < m->kernels.count; j++) {
+      if (strmap_get(&r->prevailing, m->kernels.items[j]) == m)
+        strlist_push(&kernels, m->kernels.items[j]);
+      else
+        free(m->kernels.items[j]);
+    }
+    free(m->kernels.items);
+    m->kernels = kernels;
+    for (size_t j = 0; j < m->num_symbols; j++) {
+      ModuleSymbol *s = &m->symbols[j];
+      if (s->is_external && strmap_get(&r->prevailing, s->name) == m)
+        strlist_push(&m->exported, xstrdup(s->name));
+    }
+    m->emit = m->kernels.count > 0 || (allow_dependencies && m->exported.count > 0);
+    if (!m->emit) {
+      note("%s: no kernel; used only as a source of definitions", m->input->origin);
+      continue;
+    }
+    for (size_t j = 0; j < m->kernels.count; j++)
+      strlist_push(&r->must_preserve, xstrdup(m->kernels.items[j]));
+    if (allow_dependencies)
+      for (size_t j = 0; j < m->exported.count; j++)
+        strlist_push(&r->must_preserve, xstrdup(m->exported.items[j]));
+  }
+  free(defkind.keys);
+  free(defkind.values);
+  free(users.keys);
+  free(users.values);
+}

@@ -1,0 +1,324 @@
+// Diagnostics, memory, files and a string map shared by every stage.
+// Nothing here knows about LLVM or SYCL.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+bool verbose;
+
+// Errors may be recorded by worker threads; the count and stderr are shared.
+static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
+static int errors;
+static StringList cleanup_paths;
+
+static void vreport(const char *kind, const char *what, const char *fmt, va_list ap) {
+  pthread_mutex_lock(&diag_lock);
+  if (what)
+    fprintf(stderr, "%s: %s: %s: ", TOOL_NAME, kind, what);
+  else
+    fprintf(stderr, "%s: %s: ", TOOL_NAME, kind);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  pthread_mutex_unlock(&diag_lock);
+}
+
+void error(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("error", what, fmt, ap);
+  va_end(ap);
+  pthread_mutex_lock(&diag_lock);
+  errors++;
+  pthread_mutex_unlock(&diag_lock);
+}
+
+void warning(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("warning", what, fmt, ap);
+  va_end(ap);
+}
+
+void note(const char *fmt, ...) {
+  if (!verbose) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("note", NULL, fmt, ap);
+  va_end(ap);
+}
+
+int error_count(void) {
+  pthread_mutex_lock(&diag_lock);
+  int n = errors;
+  pthread_mutex_unlock(&diag_lock);
+  return n;
+}
+
+static __attribute__((noreturn)) void exit_failure(void) {
+  for (size_t i = 0; i < cleanup_paths.count; i++)
+    if (cleanup_paths.items[i]) unlink(cleanup_paths.items[i]);
+  exit(1);
+}
+
+__attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("error", what, fmt, ap);
+  va_end(ap);
+  exit_failure();
+}
+
+void exit_on_errors(void) {
+  if (error_count()) exit_failure();
+}
+
+__attribute__((noreturn)) void die_at(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: internal error at %s:%d: ", TOOL_NAME, file, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  abort();
+}
+
+void remove_on_failure(const char *path) {
+  pthread_mutex_lock(&diag_lock);
+  strlist_push(&cleanup_paths, xstrdup(path));
+  pthread_mutex_unlock(&diag_lock);
+}
+
+void keep_on_success(const char *path) {
+  pthread_mutex_lock(&diag_lock);
+  for (size_t i = 0; i < cleanup_paths.count; i++)
+    if (cleanup_paths.items[i] && !strcmp(cleanup_paths.items[i], path)) {
+      free(cleanup_paths.items[i]);
+      cleanup_paths.items[i] = NULL;
+    }
+  pthread_mutex_unlock(&diag_lock);
+}
+
+void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) die("out of memory (%zu bytes)", n);
+  return p;
+}
+
+void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) die("out of memory (%zu x %zu bytes)", n, size);
+  return p;
+}
+
+void *xrealloc(void *p, size_t n) {
+  p = realloc(p, n ? n : 1);
+  if (!p) die("out of memory (%zu bytes)", n);
+  return p;
+}
+
+char *xstrdup(const char *s) {
+  return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n) {
+  char *p = xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0) die("out of memory");
+  va_end(ap);
+  return s;
+}
+
+void strlist_push(StringList *l, char *s) {
+  if (l->count == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 8;
+    l->items = xrealloc(l->items, l->cap * sizeof(char *));
+  }
+  l->items[l->count++] = s;
+}
+
+bool strlist_contains(const StringList *l, const char *s) {
+  for (size_t i = 0; i < l->count; i++)
+    if (!strcmp(l->items[i], s)) return true;
+  return false;
+}
+
+void buffer_append(Buffer *b, const void *data, size_t n) {
+  b->data = xrealloc(b->data, b->size + n);
+  memcpy(b->data + b->size, data, n);
+  b->size += n;
+}
+
+int read_file(const char *path, Buffer *out) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int e = -errno;
+    close(fd);
+    return e;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return -EISDIR;
+  }
+  size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536, size = 0;
+  uint8_t *data = xmalloc(cap + 1);
+  for (;;) {
+    if (size == cap) data = xrealloc(data, (cap = cap * 2 + 1) + 1);
+    ssize_t n = read(fd, data + size, cap - size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = -errno;
+      free(data);
+      close(fd);
+      return e;
+    }
+    if (n == 0) break;
+    size += n;
+  }
+  close(fd);
+  out->data = data;
+  out->size = size;
+  return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t size) {
+  char *tmp = format("%s.tmp.%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) {
+    int e = -errno;
+    free(tmp);
+    return e;
+  }
+  remove_on_failure(tmp);
+  const uint8_t *p = data;
+  while (size) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      goto fail;
+    }
+    p += n;
+    size -= n;
+  }
+  if (close(fd) < 0) {
+    fd = -1;
+    goto fail;
+  }
+  if (rename(tmp, path) < 0) {
+    fd = -1;
+    goto fail;
+  }
+  keep_on_success(tmp);
+  free(tmp);
+  return 0;
+fail:;
+  int e = -errno;
+  if (fd >= 0) close(fd);
+  unlink(tmp);
+  keep_on_success(tmp);
+  free(tmp);
+  return e;
+}
+
+double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t hash_string(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+  return h;
+}
+
+void *strmap_get(const StrMap *m, const char *key) {
+  if (!m->cap) return NULL;
+  for (size_t i = hash_string(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (!m->keys[i]) return NULL;
+    if (!strcmp(m->keys[i], key)) return m->values[i];
+  }
+}
+
+void strmap_put(StrMap *m, const char *key, void *value) {
+  if ((m->count + 1) * 2 > m->cap) {
+    StrMap bigger = {.cap = m->cap ? m->cap * 2 : 64};
+    bigger.keys = xcalloc(bigger.cap, sizeof(char *));
+    bigger.values = xcalloc(bigger.cap, sizeof(void *));
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->keys[i]) {
+        strmap_put(&bigger, m->keys[i], m->values[i]);
+        free(m->keys[i]);
+      }
+    free(m->keys);
+    free(m->values);
+    *m = bigger;
+  }
+  for (size_t i = hash_string(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (!m->keys[i]) {
+      m->keys[i] = xstrdup(key);
+      m->values[i] = value;
+      m->count++;
+      return;
+    }
+    if (!strcmp(m->keys[i], key)) {
+      m->values[i] = value;
+      return;
+    }
+  }
+}
+
+typedef struct {
+  size_t n, next;
+  void (*fn)(void *, size_t);
+  void *arg;
+  uv_mutex_t lock;
+} ParallelFor;
+
+static void parallel_worker(void *p) {
+  ParallelFor *pf = p;
+  for (;;) {
+    uv_mutex_lock(&pf->lock);
+    size_t i = pf->next++;
+    uv_mutex_unlock(&pf->lock);
+    if (i >= pf->n) return;
+    pf->fn(pf->arg, i);
+  }
+}
+
+void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg) {
+  ParallelFor pf = {.n = n, .fn = fn, .arg = arg};
+  if (jobs < 1) jobs = 1;
+  if ((size_t)jobs > n) jobs = (int)n;
+  if (jobs <= 1) {
+    for (size_t i = 0; i < n; i++) fn(arg, i);
+    return;
+  }
+  if (uv_mutex_init(&pf.lock)) die("uv_mutex_init failed");
+  uv_thread_t *threads = xcalloc(jobs, sizeof(uv_thread_t));
+  // Big modules need deep stacks in LLVM's recursive passes.
+  uv_thread_options_t options = {.flags = UV_THREAD_HAS_STACK_SIZE, .stack_size = 16 << 20};
+  for (int t = 0; t < jobs; t++)
+    if (uv_thread_create_ex(&threads[t], &options, parallel_worker, &pf)) die("cannot start a thread");
+  for (int t = 0; t < jobs; t++) uv_thread_join(&threads[t]);
+  free(threads);
+  uv_mutex_destroy(&pf.lock);
+}

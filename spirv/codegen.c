@@ -1,0 +1,407 @@
+// SPIR-V generation with LLVM's own backend, in process, and the `--worker` mode that
+// serves it to the worker pool over stdin/stdout. It does not schedule or parallelize.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/ErrorHandling.h>
+#include <llvm-c/Support.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+// The extensions generated code may use. LLVM 22's backend emits an OpExtension only
+// for what a module actually needs, so a plain kernel gains none of these. Measured
+// with llc 22 + spirv-val 2023.1: without the first two, indirect calls and dynamic
+// allocas are hard errors; atomic fadd/fmin/fmax need the atomic-float ones; bitreverse
+// aborts the backend without SPV_KHR_bit_instructions. "all" is not used: it turns on
+// float_controls2 (execution mode 6028, rejected by spirv-val 2023.1), linkonce_odr,
+// no_integer_wrap and optnone decorations in every module, and SPV_ALTERA_* names
+// older consumers do not know.
+const char *const spirv_extensions = "+SPV_INTEL_function_pointers,"
+                                     "+SPV_INTEL_variable_length_array,"
+                                     "+SPV_EXT_shader_atomic_float_add,"
+                                     "+SPV_EXT_shader_atomic_float_min_max,"
+                                     "+SPV_EXT_shader_atomic_float16_add,"
+                                     "+SPV_KHR_bit_instructions";
+
+static pthread_once_t target_once = PTHREAD_ONCE_INIT;
+
+// The backend reads its extensions from the process-wide `-spirv-ext` option, which
+// llvm-c can only set through the command-line parser: once per process.
+static void init_spirv_target(void) {
+  LLVMInitializeSPIRVTargetInfo();
+  LLVMInitializeSPIRVTarget();
+  LLVMInitializeSPIRVTargetMC();
+  LLVMInitializeSPIRVAsmPrinter();
+  char *ext = format("-spirv-ext=%s", spirv_extensions);
+  const char *argv[] = {TOOL_NAME, ext};
+  LLVMParseCommandLineOptions(2, argv, NULL);
+  free(ext);
+}
+
+// Error diagnostics of one context, collected instead of printed.
+typedef struct {
+  Buffer text; // NUL-terminated when non-empty
+  int errors;
+} DiagnosticLog;
+
+static void collect_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
+  DiagnosticLog *log = ctx;
+  LLVMDiagnosticSeverity severity = LLVMGetDiagInfoSeverity(di);
+  if (severity != LLVMDSError) return; // warnings and remarks are not ours to report
+  char *desc = LLVMGetDiagInfoDescription(di);
+  if (log->text.size) log->text.data[log->text.size - 1] = '\n';
+  buffer_append(&log->text, desc, strlen(desc) + 1);
+  LLVMDisposeMessage(desc);
+  log->errors++;
+}
+
+static char *take_diagnostics(DiagnosticLog *log, const char *fallback) {
+  char *msg = log->text.size ? (char *)log->text.data : xstrdup(fallback);
+  log->text = (Buffer){0};
+  return msg;
+}
+
+int spirv_emit(LLVMModuleRef m, Buffer *out, char **errmsg) {
+  pthread_once(&target_once, init_spirv_target);
+  *out = (Buffer){0};
+  *errmsg = NULL;
+
+  const char *triple = LLVMGetTarget(m);
+  if (!triple || !*triple) triple = SPIRV_TRIPLE;
+  LLVMTargetRef target;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+    *errmsg = format("no SPIR-V target for triple '%s': %s", triple, msg);
+    LLVMDisposeMessage(msg);
+    return -1;
+  }
+
+  // Backend errors reported as diagnostics land in LOG; the caller's handler is restored.
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMDiagnosticHandler saved_handler = LLVMContextGetDiagnosticHandler(ctx);
+  void *saved_ctx = LLVMContextGetDiagnosticContext(ctx);
+  DiagnosticLog log = {0};
+  LLVMContextSetDiagnosticHandler(ctx, collect_diagnostic, &log);
+
+  // The modules come out of ThinLTO optimized; -O2 codegen matches `llc` defaults.
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, "", "", LLVMCodeGenLevelDefault,
+                                                    LLVMRelocDefault, LLVMCodeModelDefault);
+  if (!tm) {
+    *errmsg = format("cannot create a target machine for '%s'", triple);
+    goto fail_handler;
+  }
+  // Codegen rewrites M in place; callers emit from a module they no longer need.
+  LLVMMemoryBufferRef mb = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &mb)) {
+    char *diags = take_diagnostics(&log, "");
+    *errmsg = format("SPIR-V backend failed: %s%s%s", msg ? msg : "", *diags ? "\n" : "", diags);
+    free(diags);
+    LLVMDisposeMessage(msg);
+    goto fail_tm;
+  }
+  if (log.errors) {
+    char *diags = take_diagnostics(&log, "");
+    *errmsg = format("SPIR-V backend failed: %s", diags);
+    free(diags);
+    LLVMDisposeMemoryBuffer(mb);
+    goto fail_tm;
+  }
+  size_t size = LLVMGetBufferSize(mb);
+  out->data = xmalloc(size);
+  memcpy(out->data, LLVMGetBufferStart(mb), size);
+  out->size = size;
+  LLVMDisposeMemoryBuffer(mb);
+  LLVMDisposeTargetMachine(tm);
+  LLVMContextSetDiagnosticHandler(ctx, saved_handler, saved_ctx);
+  free(log.text.data);
+  return 0;
+
+fail_tm:
+  LLVMDisposeTargetMachine(tm);
+fail_handler:
+  LLVMContextSetDiagnosticHandler(ctx, saved_handler, saved_ctx);
+  free(log.text.data);
+  return -1;
+}
+
+//
+// The worker: `sycl-thinlto --worker`, spawned by hooks/pool.c.
+//
+// Frames both ways are WorkerFrame headers (sycl_thinlto.h) in host byte order: parent
+// and worker are the same binary on the same machine. The worker answers each request
+// before reading the next; EOF on stdin between requests ends it with status 0.
+//
+// Each request is served by a fork()ed child, never by the worker itself. LLVM 22.1.8's
+// SPIR-V backend keeps module state in a static (SPIRVModuleAnalysis::MAI,
+// llvm/llvm-project#160613): from the second module on, one process emits duplicate
+// result ids in about half of the modules (measured: 29 of 60). A child forked from a
+// process that never ran the backend starts clean every time, for the price of a fork
+// (not an exec: libLLVM stays loaded and initialized). It also confines a backend crash
+// or fatal error to one request: the worker reports it and serves the next one.
+//
+
+// The worker process is single-threaded; these belong to it alone (a child has its own
+// copies). Frames go to a private copy of stdout, so nothing LLVM prints can corrupt one.
+static int request_fd = -1, response_fd = -1;
+
+static int write_all(int fd, const void *data, size_t size) {
+  const uint8_t *p = data;
+  while (size) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    p += n;
+    size -= n;
+  }
+  return 0;
+}
+
+// 0 on a full read, 1 on EOF before the first byte, or a negative errno
+// (-EPIPE for EOF in the middle).
+static int read_all(int fd, void *data, size_t size) {
+  uint8_t *p = data;
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(fd, p + got, size - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (n == 0) return got ? -EPIPE : 1;
+    got += n;
+  }
+  return 0;
+}
+
+static int write_frame(int fd, uint32_t kind, const void *payload, size_t size) {
+  WorkerFrame header = {WORKER_MAGIC, kind, size};
+  int rc = write_all(fd, &header, sizeof header);
+  return rc ? rc : write_all(fd, payload, size);
+}
+
+// In a child, LLVM calls this on report_fatal_error (many SPIR-V backend errors are
+// fatal) before it exits: the request still gets an answer.
+static void answer_fatal_error(const char *reason) {
+  char *msg = format("LLVM ERROR: %s", reason);
+  write_frame(response_fd, WORKER_ERROR, msg, strlen(msg));
+  free(msg);
+}
+
+// One request: bitcode in, SPIR-V or an error message out (*errmsg, malloc'd).
+static int codegen_request(const uint8_t *bitcode, size_t size, Buffer *spirv, char **errmsg) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  DiagnosticLog log = {0};
+  LLVMContextSetDiagnosticHandler(ctx, collect_diagnostic, &log);
+  LLVMMemoryBufferRef mb =
+      LLVMCreateMemoryBufferWithMemoryRange((const char *)bitcode, size, "request", 0);
+  LLVMModuleRef m = NULL;
+  int rc = -1;
+  if (LLVMParseBitcodeInContext2(ctx, mb, &m)) {
+    char *diags = take_diagnostics(&log, "unknown error");
+    *errmsg = format("cannot read bitcode: %s", diags);
+    free(diags);
+    goto fail_parse;
+  }
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+    *errmsg = format("invalid module: %s", msg);
+    LLVMDisposeMessage(msg);
+    goto fail_module;
+  }
+  LLVMDisposeMessage(msg);
+  rc = spirv_emit(m, spirv, errmsg);
+fail_module:
+  LLVMDisposeModule(m);
+fail_parse:
+  LLVMDisposeMemoryBuffer(mb);
+  LLVMContextDispose(ctx);
+  free(log.text.data);
+  return rc;
+}
+
+// The child's side: answers on RESULT_FD, its stdout and stderr in LOG_FD; never returns.
+static __attribute__((noreturn)) void serve_in_child(const uint8_t *bitcode, size_t size,
+                                                     int result_fd, int log_fd) {
+  response_fd = result_fd;
+  dup2(log_fd, 1);
+  dup2(log_fd, 2);
+  // Test-only (test/unit/test_pool.c): a backend crash the worker must survive.
+  if (size == 4 && !memcmp(bitcode, "CRSC", 4) && getenv("SYCL_THINLTO_WORKER_CRASH_TEST"))
+    raise(SIGSEGV);
+  Buffer spirv = {0};
+  char *errmsg = NULL;
+  int rc = codegen_request(bitcode, size, &spirv, &errmsg) == 0
+               ? write_frame(result_fd, WORKER_SPIRV, spirv.data, spirv.size)
+               : write_frame(result_fd, WORKER_ERROR, errmsg, strlen(errmsg));
+  _exit(rc ? 3 : 0); // no atexit work: the worker still owns everything shared
+}
+
+// The last bytes the child wrote to its log, for a crash message ("" if none).
+static char *log_tail(int log_fd) {
+  enum { KEEP = 4096 };
+  off_t end = lseek(log_fd, 0, SEEK_END);
+  if (end <= 0) return xstrdup("");
+  off_t start = end > KEEP ? end - KEEP : 0;
+  char *text = xcalloc(1, KEEP + 1);
+  ssize_t n = pread(log_fd, text, end - start, start);
+  if (n < 0) n = 0;
+  while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+    n--;
+  text[n] = 0;
+  return text;
+}
+
+// Serves one request in a child and writes exactly one response frame. The child's
+// answer is relayed only if it is one whole frame; otherwise the worker says why.
+// 0, or a negative errno when the response cannot be written.
+static int serve_request(const uint8_t *bitcode, size_t size) {
+  int pipe_fds[2] = {-1, -1};
+  int log_fd = memfd_create("sycl-thinlto-worker-log", MFD_CLOEXEC);
+  char *why = NULL;
+  if (log_fd < 0) {
+    why = format("SPIR-V worker: cannot create a log for the backend: %s", strerror(errno));
+    goto answer_why;
+  }
+  if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
+    why = format("SPIR-V worker: cannot create a pipe: %s", strerror(errno));
+    goto answer_why;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    why = format("SPIR-V worker: cannot fork for the backend: %s", strerror(errno));
+    goto answer_why;
+  }
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    serve_in_child(bitcode, size, pipe_fds[1], log_fd);
+  }
+  close(pipe_fds[1]);
+  pipe_fds[1] = -1;
+
+  // Read to EOF before waiting: an answer larger than the pipe would block the child.
+  Buffer answer = {0};
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(pipe_fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buffer_append(&answer, chunk, n);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+
+  WorkerFrame h = {0};
+  if (answer.size >= sizeof h) memcpy(&h, answer.data, sizeof h);
+  bool whole = answer.size >= sizeof h && h.magic == WORKER_MAGIC &&
+               (h.kind == WORKER_SPIRV || h.kind == WORKER_ERROR) &&
+               answer.size - sizeof h == h.size;
+  // A fatal LLVM error answers, then exits 1; anything else must exit 0 to count.
+  bool clean = WIFEXITED(status) &&
+               (WEXITSTATUS(status) == 0 || (WEXITSTATUS(status) == 1 && h.kind == WORKER_ERROR));
+  int rc;
+  if (whole && clean) {
+    rc = write_all(response_fd, answer.data, answer.size);
+    free(answer.data);
+    goto done;
+  }
+  free(answer.data);
+  char *tail = log_tail(log_fd);
+  if (WIFSIGNALED(status))
+    why = format("SPIR-V backend crashed (signal %d, %s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+  else
+    why = format("SPIR-V backend exited with status %d without an answer", WEXITSTATUS(status));
+  if (*tail) {
+    char *with_log = format("%s; its output:\n%s", why, tail);
+    free(why);
+    why = with_log;
+  }
+  free(tail);
+answer_why:
+  rc = write_frame(response_fd, WORKER_ERROR, why, strlen(why));
+  free(why);
+done:
+  if (pipe_fds[0] >= 0) close(pipe_fds[0]);
+  if (pipe_fds[1] >= 0) close(pipe_fds[1]);
+  if (log_fd >= 0) close(log_fd);
+  return rc;
+}
+
+// Takes stdin and stdout for the protocol and leaves the process nothing else: every
+// descriptor above 2 that slipped through the spawn is closed, fd 0 becomes /dev/null
+// and fd 1 a copy of stderr. 0, or a negative errno.
+static int take_protocol_fds(void) {
+#ifdef __linux__
+  if (close_range(3, ~0U, 0) < 0)
+#endif
+    for (int fd = 3; fd < 1024; fd++)
+      close(fd);
+  request_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+  if (request_fd < 0) return -errno;
+  response_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (response_fd < 0) return -errno;
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null < 0) return -errno;
+  if (dup2(null, 0) < 0 || dup2(2, 1) < 0) return -errno;
+  close(null);
+  return 0;
+}
+
+int worker_main(void) {
+  int rc = take_protocol_fds();
+  if (rc < 0) {
+    fprintf(stderr, "%s --worker: cannot set up its descriptors: %s\n", TOOL_NAME, strerror(-rc));
+    return 2;
+  }
+  // Everything a child needs is set up once, here, before the first fork.
+  pthread_once(&target_once, init_spirv_target);
+  LLVMEnablePrettyStackTrace(); // a crashing child leaves a stack dump in its log
+  LLVMInstallFatalErrorHandler(answer_fatal_error);
+
+  for (;;) {
+    WorkerFrame header;
+    rc = read_all(request_fd, &header, sizeof header);
+    if (rc == 1) return 0; // EOF between requests: the pool is done with us
+    if (rc < 0) {
+      fprintf(stderr, "%s --worker: reading a request: %s\n", TOOL_NAME, strerror(-rc));
+      return 2;
+    }
+    if (header.magic != WORKER_MAGIC || header.kind != WORKER_CODEGEN ||
+        header.size > (1ull << 40)) {
+      fprintf(stderr, "%s --worker: malformed request header\n", TOOL_NAME);
+      return 2;
+    }
+    uint8_t *bitcode = xmalloc(header.size);
+    rc = read_all(request_fd, bitcode, header.size);
+    if (rc) {
+      fprintf(stderr, "%s --worker: reading %llu bytes of bitcode: %s\n", TOOL_NAME,
+              (unsigned long long)header.size, rc == 1 ? "end of input" : strerror(-rc));
+      free(bitcode);
+      return 2;
+    }
+    // Test-only (test/unit/test_pool.c): a worker crash the pool must survive.
+    if (header.size == 4 && !memcmp(bitcode, "CRSH", 4) && getenv("SYCL_THINLTO_WORKER_CRASH_TEST"))
+      raise(SIGSEGV);
+    rc = serve_request(bitcode, header.size);
+    free(bitcode);
+    if (rc < 0) {
+      fprintf(stderr, "%s --worker: writing a response: %s\n", TOOL_NAME, strerror(-rc));
+      return 2;
+    }
+  }
+}

@@ -1,0 +1,1 @@
+[[clang::sycl_external]] int square(int x) { return x * x + 1; }

@@ -1,0 +1,1 @@
+[[clang::sycl_external]] [[gnu::weak]] int maybe_weak(int x) { return -x; }

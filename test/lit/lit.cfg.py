@@ -1,0 +1,18 @@
+# lit configuration: each test is an input, a command and the expected output beside it.
+import os
+import lit.formats
+
+config.name = "sycl-thinlto"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".ll", ".test", ".cpp"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.bin_dir), "test", "lit-out")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.bin_dir, config.llvm_bin, config.environment.get("PATH", "/usr/bin:/bin")])
+config.substitutions.append(("%sycl-thinlto", os.path.join(config.bin_dir, "sycl-thinlto")))
+config.substitutions.append(("%libexec", config.libexec_dir))
+config.substitutions.append(("%clangxx", os.path.join(config.llvm_bin, "clang++")))
+config.substitutions.append(("%clang ", os.path.join(config.llvm_bin, "clang") + " "))
+config.substitutions.append(("%src_root", config.src_root))
