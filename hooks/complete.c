@@ -151,13 +151,16 @@ int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg) 
       }
     }
     for (size_t i = 0; i < s->num_modules; i++) {
-      for (size_t j = 0; j < wanted[i].count; j++) free(wanted[i].items[j]);
+      for (size_t j = 0; j < wanted[i].count; j++)
+        free(wanted[i].items[j]);
       wanted[i].count = 0;
     }
   }
-  for (size_t i = 0; i < s->num_modules; i++) free(wanted[i].items);
+  for (size_t i = 0; i < s->num_modules; i++)
+    free(wanted[i].items);
   free(wanted);
-  for (size_t i = 0; i < tried.cap; i++) free(tried.keys[i]);
+  for (size_t i = 0; i < tried.cap; i++)
+    free(tried.keys[i]);
   free(tried.keys);
   free(tried.values);
   return status;

@@ -14,7 +14,8 @@ bool is_implementation_name(const char *name) {
   // The first source name of an Itanium mangling: _Z [N] [CV-qualifiers] [L] <len><id>.
   const char *p = name + 2;
   if (*p == 'N') p++;
-  while (*p == 'K' || *p == 'V' || *p == 'r') p++;
+  while (*p == 'K' || *p == 'V' || *p == 'r')
+    p++;
   if (*p == 'L') p++;
   if (!isdigit((unsigned char)*p)) return false;
   size_t len = strtoul(p, (char **)&p, 10);

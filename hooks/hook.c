@@ -11,14 +11,14 @@
 typedef struct HookRun HookRun;
 
 typedef struct {
-  uv_work_t work;  // completion + finalization, then the checks, on the thread pool
+  uv_work_t work; // completion + finalization, then the checks, on the thread pool
   HookRun *run;
-  size_t index;    // module index in the resolution
-  size_t image;    // position in the output, which names --save-temps files
+  size_t index; // module index in the resolution
+  size_t image; // position in the output, which names --save-temps files
   ImageResult *result;
-  Buffer linked;   // finalized bitcode: written by the work callback, given to codegen
+  Buffer linked;              // finalized bitcode: written by the work callback, given to codegen
   StringList undefined_users; // "name\tkernel kernel ..." for declarations left over
-  char *bc_path;   // translator input
+  char *bc_path;              // translator input
   char *error;
 } HookJob;
 
@@ -89,7 +89,8 @@ static void record_undefined_users(LLVMModuleRef m, HookJob *job) {
       buffer_append(&line, "", 1);
       strlist_push(&job->undefined_users, (char *)line.data);
       free(kernels.items);
-      for (size_t i = 0; i < seen.cap; i++) free(seen.keys[i]);
+      for (size_t i = 0; i < seen.cap; i++)
+        free(seen.keys[i]);
       free(seen.keys);
       free(seen.values);
     }
@@ -109,7 +110,8 @@ static void complete_work(uv_work_t *req) {
   if (complete_module(m, run->sources, &job->error)) goto dispose;
 
   StringList entry_points = {0};
-  for (size_t i = 0; i < lm->kernels.count; i++) strlist_push(&entry_points, lm->kernels.items[i]);
+  for (size_t i = 0; i < lm->kernels.count; i++)
+    strlist_push(&entry_points, lm->kernels.items[i]);
   if (run->opts->allow_dependencies)
     for (size_t i = 0; i < lm->exported.count; i++)
       strlist_push(&entry_points, lm->exported.items[i]);
@@ -151,8 +153,7 @@ static void check_work(uv_work_t *req) {
   if (spirv_fix_null_integers(&res->spirv, &job->error)) return;
   save_temp(opts, job->image, "spv", &res->spirv);
   StringList exports = {0};
-  if (spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &job->error))
-    return;
+  if (spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &job->error)) return;
   Buffer missing = {0};
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
@@ -247,7 +248,8 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
   if (uv_loop_init(&run.loop)) die("uv_loop_init failed");
 
   size_t emitted = 0;
-  for (size_t i = 0; i < r->num_modules; i++) emitted += r->modules[i].emit;
+  for (size_t i = 0; i < r->num_modules; i++)
+    emitted += r->modules[i].emit;
   HookJob *jobs = xcalloc(emitted ? emitted : 1, sizeof(HookJob));
   if (emitted && opts->tool == SPIRV_BACKEND) {
     char *why;
@@ -280,7 +282,8 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
     }
     free(job->linked.data);
     free(job->bc_path);
-    for (size_t i = 0; i < job->undefined_users.count; i++) free(job->undefined_users.items[i]);
+    for (size_t i = 0; i < job->undefined_users.count; i++)
+      free(job->undefined_users.items[i]);
     free(job->undefined_users.items);
   }
   free(jobs);

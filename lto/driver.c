@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static const char link_usage[] =
@@ -146,10 +147,11 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->triple = v;
     } else if ((v = option_value(argc, argv, &i, a, "--arch"))) {
       o->arch = v;
-    } else if (clang_personality && (!strcmp(a, "--dry-run") || !strcmp(a, "--print-linked-module") ||
-                                     option_value(argc, argv, &i, a, "--ocloc-options") ||
-                                     option_value(argc, argv, &i, a, "--opencl-aot-options") ||
-                                     option_value(argc, argv, &i, a, "--spirv-dump-device-code"))) {
+    } else if (clang_personality &&
+               (!strcmp(a, "--dry-run") || !strcmp(a, "--print-linked-module") ||
+                option_value(argc, argv, &i, a, "--ocloc-options") ||
+                option_value(argc, argv, &i, a, "--opencl-aot-options") ||
+                option_value(argc, argv, &i, a, "--spirv-dump-device-code"))) {
       warning(NULL, "option '%s' of clang-sycl-linker is not supported; ignored", raw);
     } else {
       fatal(NULL, "unknown option '%s'; see '%s --help'", raw,
@@ -176,11 +178,24 @@ static void check_output_writable(const char *path) {
   free(copy);
 }
 
+// CPU seconds of this process and of the children it has waited for (the workers).
+static double cpu_seconds(void) {
+  struct rusage self, children;
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  return self.ru_utime.tv_sec + self.ru_stime.tv_sec + children.ru_utime.tv_sec +
+         children.ru_stime.tv_sec +
+         (self.ru_utime.tv_usec + self.ru_stime.tv_usec + children.ru_utime.tv_usec +
+          children.ru_stime.tv_usec) *
+             1e-6;
+}
+
 #define STAGE(name, ...)                                                                           \
   do {                                                                                             \
-    double start_ = now_seconds();                                                                 \
+    double start_ = now_seconds(), cpu_ = cpu_seconds();                                           \
     __VA_ARGS__;                                                                                   \
-    note("stage %-8s %8.3f s", name, now_seconds() - start_);                                     \
+    note("stage %-8s %8.3f s wall %8.3f s cpu", name, now_seconds() - start_,                      \
+         cpu_seconds() - cpu_);                                                                    \
   } while (0)
 
 static int run_link(LinkOptions *o) {
@@ -201,7 +216,8 @@ static int run_link(LinkOptions *o) {
   // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
   InputSet inputs = {0};
   STAGE("input", {
-    for (size_t i = 0; i < o->inputs.count; i++) read_input_file(&inputs, o->inputs.items[i], false);
+    for (size_t i = 0; i < o->inputs.count; i++)
+      read_input_file(&inputs, o->inputs.items[i], false);
     for (size_t i = 0; i < o->device_libs.count; i++) {
       char *path = find_device_lib(o, o->device_libs.items[i]);
       read_input_file(&inputs, path, true);
@@ -209,7 +225,8 @@ static int run_link(LinkOptions *o) {
     }
   });
   size_t user_images = 0;
-  for (size_t i = 0; i < inputs.count; i++) user_images += !inputs.items[i].is_library;
+  for (size_t i = 0; i < inputs.count; i++)
+    user_images += !inputs.items[i].is_library;
   if (!user_images) fatal(NULL, "no SYCL device images for a SPIR-V target in the inputs");
 
   // Who defines what, which definition wins, which images have kernels to emit.
@@ -226,7 +243,8 @@ static int run_link(LinkOptions *o) {
 
   // Per image, in parallel: complete, finalize, symbol table, SPIR-V, checks.
   size_t emitted = 0;
-  for (size_t i = 0; i < r.num_modules; i++) emitted += r.modules[i].emit;
+  for (size_t i = 0; i < r.num_modules; i++)
+    emitted += r.modules[i].emit;
   ImageResult *results = xcalloc(emitted ? emitted : 1, sizeof(ImageResult));
   HookOptions ho = {
       .jobs = o->jobs,
@@ -243,8 +261,10 @@ static int run_link(LinkOptions *o) {
   STAGE("output", write_output(o->output, o->arch, results, emitted));
   note("linked %zu image(s) from %zu module(s) in %.3f s", emitted, r.num_modules,
        now_seconds() - start);
-  for (size_t i = 0; i < r.num_modules; i++) free(optimized[i].data);
-  for (size_t i = 0; i < emitted; i++) free(results[i].spirv.data);
+  for (size_t i = 0; i < r.num_modules; i++)
+    free(optimized[i].data);
+  for (size_t i = 0; i < emitted; i++)
+    free(results[i].spirv.data);
   free(optimized);
   free(results);
   return 0;

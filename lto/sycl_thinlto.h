@@ -38,7 +38,8 @@ extern bool verbose; // -v: notes on stderr
 // Bad input: "sycl-thinlto: error: WHAT: message"; recorded, not fatal.
 void error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // Bad input that stops the link now (main thread only): prints, cleans up, exits 1.
-__attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+__attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void warning(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
 int error_count(void);
@@ -135,7 +136,7 @@ const char *image_kind_name(uint16_t kind); // "spirv", "bitcode", ...
 //
 
 typedef struct {
-  char *name; // malloc'd
+  char *name;          // malloc'd
   const uint8_t *data; // points into the archive bytes
   size_t size;
 } ArchiveMember;
@@ -150,14 +151,15 @@ int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, siz
 //
 
 typedef struct {
-  char *origin;      // for messages: "a.o", "libx.a(m.o)", "blob.bin[1]"
+  char *origin;          // for messages: "a.o", "libx.a(m.o)", "blob.bin[1]"
   uint16_t image_kind;   // IMG_BITCODE for bitcode found bare or in an ELF
   uint16_t offload_kind; // OFK_SYCL when found bare
   char *triple, *arch;   // canonical triple
-  OffloadString *keys; size_t num_keys; // every string key the image came with
-  const uint8_t *data;   // the image bytes; they live as long as the input buffers
+  OffloadString *keys;
+  size_t num_keys;     // every string key the image came with
+  const uint8_t *data; // the image bytes; they live as long as the input buffers
   size_t size;
-  bool is_library;       // --device-libs: supplies definitions, never emitted
+  bool is_library; // --device-libs: supplies definitions, never emitted
 } InputImage;
 
 typedef struct {
@@ -185,7 +187,7 @@ typedef enum { DEF_NONE, DEF_STRONG, DEF_WEAK, DEF_LINKONCE } DefKind;
 
 typedef struct {
   char *name;
-  DefKind def;      // DEF_NONE for a use
+  DefKind def; // DEF_NONE for a use
   bool is_function;
   bool is_kernel;   // spir_kernel definition
   bool is_external; // SYCL_EXTERNAL-style: externally visible spir_func definition
@@ -193,9 +195,9 @@ typedef struct {
 
 // One module taking part in the link: an input image or a device library.
 typedef struct LinkModule {
-  int index;           // position in the link, also libLTO's module order
+  int index; // position in the link, also libLTO's module order
   const InputImage *input;
-  char *id;            // unique module identifier for libLTO
+  char *id; // unique module identifier for libLTO
   ModuleSymbol *symbols;
   size_t num_symbols;
   StringList kernels;  // its kernels, in module order
@@ -279,7 +281,7 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
 typedef struct {
   const Buffer *bitcode; // every module's post-ThinLTO bitcode
   size_t num_modules;
-  StrMap provider;       // symbol -> (index + 1) of the module whose definition is linked
+  StrMap provider; // symbol -> (index + 1) of the module whose definition is linked
 } CompletionSources;
 
 // Reads every module's external definitions (in parallel) and picks a provider for each.
@@ -344,8 +346,8 @@ typedef void (*TranslateDone)(void *arg, Buffer spirv, char *errmsg);
 // Spawns `PATH INPUT_BC -o INPUT_BC.spv --spirv-ext=...` through libuv; loop thread only.
 // DONE runs from a loop callback, never inside this call, with the SPIR-V (the .spv file
 // is removed) or a message with the exit status and the translator's output.
-void translator_submit(uv_loop_t *loop, const char *path, const char *input_bc,
-                       TranslateDone done, void *arg);
+void translator_submit(uv_loop_t *loop, const char *path, const char *input_bc, TranslateDone done,
+                       void *arg);
 
 // validate.c: spirv-val on SPIRV. 0, or -1 with *errmsg carrying its message.
 // Thread-safe: each call has its own temporary file and child process.

@@ -246,7 +246,8 @@ double now_seconds(void) {
 
 static uint64_t hash_string(const char *s) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
   return h;
 }
 
@@ -309,7 +310,8 @@ void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg
   if (jobs < 1) jobs = 1;
   if ((size_t)jobs > n) jobs = (int)n;
   if (jobs <= 1) {
-    for (size_t i = 0; i < n; i++) fn(arg, i);
+    for (size_t i = 0; i < n; i++)
+      fn(arg, i);
     return;
   }
   if (uv_mutex_init(&pf.lock)) die("uv_mutex_init failed");
@@ -317,8 +319,10 @@ void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg
   // Big modules need deep stacks in LLVM's recursive passes.
   uv_thread_options_t options = {.flags = UV_THREAD_HAS_STACK_SIZE, .stack_size = 16 << 20};
   for (int t = 0; t < jobs; t++)
-    if (uv_thread_create_ex(&threads[t], &options, parallel_worker, &pf)) die("cannot start a thread");
-  for (int t = 0; t < jobs; t++) uv_thread_join(&threads[t]);
+    if (uv_thread_create_ex(&threads[t], &options, parallel_worker, &pf))
+      die("cannot start a thread");
+  for (int t = 0; t < jobs; t++)
+    uv_thread_join(&threads[t]);
   free(threads);
   uv_mutex_destroy(&pf.lock);
 }

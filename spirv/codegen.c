@@ -233,15 +233,26 @@ fail_parse:
   return rc;
 }
 
+// Test-only crash triggers, active only with SYCL_THINLTO_WORKER_CRASH_TEST set: the
+// 4-byte request TAG (unit tests), or a module naming a symbol, with the variable set to
+// KIND followed by the name ("worker:_ZTS2K1"); names are plain bytes in bitcode's strtab.
+static bool crash_test_requested(const uint8_t *bitcode, size_t size, const char *tag,
+                                 const char *kind) {
+  const char *test = getenv("SYCL_THINLTO_WORKER_CRASH_TEST");
+  if (!test) return false;
+  if (size == 4 && !memcmp(bitcode, tag, 4)) return true;
+  size_t n = strlen(kind);
+  return !strncmp(test, kind, n) && test[n] && memmem(bitcode, size, test + n, strlen(test + n));
+}
+
 // The child's side: answers on RESULT_FD, its stdout and stderr in LOG_FD; never returns.
 static __attribute__((noreturn)) void serve_in_child(const uint8_t *bitcode, size_t size,
                                                      int result_fd, int log_fd) {
   response_fd = result_fd;
   dup2(log_fd, 1);
   dup2(log_fd, 2);
-  // Test-only (test/unit/test_pool.c): a backend crash the worker must survive.
-  if (size == 4 && !memcmp(bitcode, "CRSC", 4) && getenv("SYCL_THINLTO_WORKER_CRASH_TEST"))
-    raise(SIGSEGV);
+  // Test-only (test/unit/test_pool.c, lit): a backend crash the worker must survive.
+  if (crash_test_requested(bitcode, size, "CRSC", "backend:")) raise(SIGSEGV);
   Buffer spirv = {0};
   char *errmsg = NULL;
   int rc = codegen_request(bitcode, size, &spirv, &errmsg) == 0
@@ -394,9 +405,8 @@ int worker_main(void) {
       free(bitcode);
       return 2;
     }
-    // Test-only (test/unit/test_pool.c): a worker crash the pool must survive.
-    if (header.size == 4 && !memcmp(bitcode, "CRSH", 4) && getenv("SYCL_THINLTO_WORKER_CRASH_TEST"))
-      raise(SIGSEGV);
+    // Test-only (test/unit/test_pool.c, lit): a worker crash the pool must survive.
+    if (crash_test_requested(bitcode, header.size, "CRSH", "worker:")) raise(SIGSEGV);
     rc = serve_request(bitcode, header.size);
     free(bitcode);
     if (rc < 0) {
