@@ -101,6 +101,28 @@ int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const cha
                  LLVMModuleRef *out, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
 
+// SYCL property sets (intel's PropertySetIO model). The types live here because every
+// image carries them from the hooks to the output; the code is in properties/.
+typedef enum { PROP_UINT32 = 1, PROP_BYTES = 2 } PropertyType;
+
+typedef struct {
+  char *name;
+  PropertyType type;
+  uint32_t u32; // PROP_UINT32
+  Buffer bytes; // PROP_BYTES: the raw bytes (no bit-count header; encoders add it)
+} Property;
+
+typedef struct {
+  char *name; // "SYCL/devicelib req mask", ...
+  Property *props;
+  size_t count, cap;
+} PropertySet;
+
+typedef struct {
+  PropertySet *sets;
+  size_t count, cap;
+} PropertySets;
+
 //
 // lto/offload_binary.c — OffloadBinary v1 (llvm/Object/OffloadBinary.h)
 //
@@ -269,6 +291,7 @@ typedef struct {
   Buffer spirv;
   StringList symbols; // kernel names
   StringList imports; // what the SPIR-V still imports
+  PropertySets properties; // runtime metadata, computed on the finalized module (issue 4)
   char *error;        // recorded by whoever failed; reported by the stage
 } ImageResult;
 
@@ -356,6 +379,36 @@ int spirv_validate(const Buffer *spirv, char **errmsg);
 // stdout and stderr together into *output (malloc'd). *wait_status as from waitpid.
 // Thread-safe. 0, or a negative errno when it cannot be started.
 int run_tool(const char *const argv[], Buffer *output, int *wait_status);
+
+//
+// properties/ — SYCL runtime metadata (intel's PropertySetIO model); issue 4
+//
+
+// properties/propset.c: building, and the two encodings (both round-trip).
+void propsets_add_u32(PropertySets *p, const char *set, const char *name, uint32_t value);
+void propsets_add_bytes(PropertySets *p, const char *set, const char *name, const void *data,
+                        size_t size);
+const Property *propsets_find(const PropertySets *p, const char *set, const char *name);
+void propsets_free(PropertySets *p);
+// Upstream JSON: {"Set": {"Name": 1 | "<standard base64>"}}; malloc'd text.
+char *propsets_to_json(const PropertySets *p);
+int propsets_from_json(const char *json, PropertySets *out, char **errmsg);
+// intel's .prop text: "[Set]" then "Name=1|42" or "Name=2|<intel base64 of bitcount+bytes>".
+char *propsets_to_prop(const PropertySets *p);
+int propsets_from_prop(const char *text, PropertySets *out, char **errmsg);
+
+// properties/resolver.c: the images the runtime links for a kernel (seeds 000 and 002).
+typedef struct {
+  const char *name;               // for messages and the cache key
+  uint16_t image_kind;            // only images of the kernel's image's kind are candidates
+  const StringList *symbols;      // kernels it defines
+  const PropertySets *properties; // exported/imported symbols, virtual functions, ...
+} ResolverImage;
+// Fills *chosen with indices into IMAGES in a deterministic order and *cache_key with a
+// stable key for that set. 0, or -1 with *errmsg naming every unresolved symbol.
+int resolve_kernel_images(const ResolverImage *images, size_t count, const char *kernel,
+                          const StringList *device_aspects, size_t **chosen, size_t *num_chosen,
+                          char **cache_key, char **errmsg);
 
 //
 // lto/output.c — the linked images as OffloadBinary blobs
