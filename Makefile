@@ -5,11 +5,11 @@ JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Every Debian package the build, the tests and the demo need.
-PACKAGES := cmake make gcc g++ pkg-config python3 \
+PACKAGES := cmake make gcc g++ pkg-config python3 gnuplot-nox \
   clang-22 llvm-22-dev llvm-22-linker-tools llvm-22-tools clang-tools-22 \
   libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15
 
-.PHONY: all deps build test demo sanitize tsan clean
+.PHONY: all deps build test demo bench sanitize tsan clean
 
 all: build
 
@@ -32,6 +32,13 @@ test: build
 
 demo: build
 	@BUILD=$(BUILD) examples/demo.sh
+
+# The link-time benchmark, side by side with upstream clang-sycl-linker (bench/README.md).
+# SIZE=small (about a minute) or SIZE=large (400 units x 10 kernels); JOBS_LIST=1,2,4,...
+SIZE ?= small
+bench: build
+	$(BUILD)/bin/sycl-bench --size $(SIZE) --out bench/out --tool $(BUILD)/bin/sycl-thinlto \
+	  --gen $(BUILD)/bin/sycl-bench-gen $(if $(JOBS_LIST),--jobs $(JOBS_LIST))
 
 # ASan + UBSan build of everything, running every test.
 sanitize: deps

@@ -1,0 +1,409 @@
+// sycl-bench: generates a SYCL program, compiles it once with clang++-22 -fsycl, then links
+// the same inputs with every linker side by side, measuring wall time, CPU time and peak RSS
+// of each run (wait4), checking every output with spirv-val, and printing the ratios.
+// It asserts nothing: targets are read off its table, not enforced by tests.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define LLVM_BIN "/usr/lib/llvm-22/bin"
+
+typedef struct {
+  const char *name;
+  int units, kernels, helpers, body;
+} Size;
+
+static const Size sizes[] = {
+    {"smoke", 6, 3, 2, 2},
+    {"small", 40, 10, 4, 6},
+    {"large", 400, 10, 4, 6},
+};
+
+typedef struct {
+  const char *out_dir;
+  const char *tool; // our sycl-thinlto
+  const char *gen;  // sycl-bench-gen
+  Size size;
+  int jobs; // "all cores"
+  bool plot;
+} Config;
+
+// One measured run.
+typedef struct {
+  char label[64];
+  int units;
+  int jobs;
+  double wall, cpu;
+  long peak_rss_kb;
+  int images;
+  int valid; // images passing spirv-val
+  bool ran;
+  bool failed;
+} Run;
+
+static Run runs[64];
+static int num_runs;
+
+static __attribute__((noreturn)) void die_with(const char *what) {
+  fprintf(stderr, "sycl-bench: error: %s\n", what);
+  exit(1);
+}
+
+// Spawns ARGV (stdout/stderr to LOG if given) and waits, collecting its resource usage.
+static int run_measured(char *const argv[], const char *log, double *wall, double *cpu,
+                        long *rss_kb) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (log) {
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  }
+  double start = now_seconds();
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc) {
+    fprintf(stderr, "sycl-bench: error: cannot run %s: %s\n", argv[0], strerror(rc));
+    return -1;
+  }
+  int status;
+  struct rusage ru;
+  while (wait4(pid, &status, 0, &ru) < 0)
+    if (errno != EINTR) die_with("wait4 failed");
+  if (wall) *wall = now_seconds() - start;
+  // A child's times include its own waited-for children (our SPIR-V workers).
+  if (cpu)
+    *cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  if (rss_kb) *rss_kb = ru.ru_maxrss;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void run_or_die(char *const argv[], const char *log) {
+  if (run_measured(argv, log, NULL, NULL, NULL) != 0) {
+    fprintf(stderr, "sycl-bench: error: %s failed%s%s\n", argv[0], log ? "; see " : "",
+            log ? log : "");
+    exit(1);
+  }
+}
+
+// Runs every command of CMDS, JOBS at a time (compilation of the units).
+static void run_parallel(char ***cmds, int n, int jobs, const char *log) {
+  int next = 0, running = 0, failed = 0;
+  while (next < n || running) {
+    while (running < jobs && next < n) {
+      pid_t pid;
+      posix_spawn_file_actions_t fa;
+      posix_spawn_file_actions_init(&fa);
+      posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+      posix_spawn_file_actions_adddup2(&fa, 1, 2);
+      if (posix_spawnp(&pid, cmds[next][0], &fa, NULL, cmds[next], environ))
+        failed++;
+      else
+        running++;
+      posix_spawn_file_actions_destroy(&fa);
+      next++;
+    }
+    int status;
+    if (running && wait(&status) > 0) {
+      running--;
+      if (!WIFEXITED(status) || WEXITSTATUS(status)) failed++;
+    }
+  }
+  if (failed) {
+    fprintf(stderr, "sycl-bench: error: %d command(s) failed; see %s\n", failed, log);
+    exit(1);
+  }
+}
+
+static char *path_in(const char *dir, const char *name) {
+  return format("%s/%s", dir, name);
+}
+
+// Every image of an OffloadBinary output through spirv-val; returns the number valid.
+static int validate_output(const char *path, int *images) {
+  Buffer b;
+  *images = 0;
+  if (read_file(path, &b)) return 0;
+  OffloadEntry *e;
+  size_t n;
+  char *why;
+  if (offload_binary_parse(b.data, b.size, &e, &n, &why)) {
+    free(why);
+    free(b.data);
+    return 0;
+  }
+  int valid = 0;
+  for (size_t i = 0; i < n; i++) {
+    Buffer spirv = {(uint8_t *)e[i].image, e[i].image_size};
+    if (spirv_validate(&spirv, &why) == 0)
+      valid++;
+    else
+      free(why);
+    free(e[i].strings);
+  }
+  *images = (int)n;
+  free(e);
+  free(b.data);
+  return valid;
+}
+
+static void record(const char *label, int units, int jobs, char *const argv[], const char *log,
+                   const char *output) {
+  Run *r = &runs[num_runs++];
+  snprintf(r->label, sizeof r->label, "%s", label);
+  r->units = units;
+  r->jobs = jobs;
+  unlink(output);
+  int rc = run_measured(argv, log, &r->wall, &r->cpu, &r->peak_rss_kb);
+  r->ran = true;
+  r->failed = rc != 0;
+  if (!r->failed) r->valid = validate_output(output, &r->images);
+  printf("  %-28s -j%-3d %8.2f s wall %8.2f s cpu %8.1f MB  %d/%d images valid%s\n", label, jobs,
+         r->wall, r->cpu, r->peak_rss_kb / 1024.0, r->valid, r->images,
+         r->failed ? "  (FAILED, see log)" : "");
+  fflush(stdout);
+}
+
+static const Run *find_run(const char *label, int units, int jobs) {
+  for (int i = 0; i < num_runs; i++)
+    if (!strcmp(runs[i].label, label) && runs[i].units == units && runs[i].jobs == jobs &&
+        !runs[i].failed)
+      return &runs[i];
+  return NULL;
+}
+
+static void print_ratio(const char *what, const Run *a, const Run *b, bool rss) {
+  if (!a || !b) {
+    printf("| %s | n/a (a linker mode it needs is not available yet) |\n", what);
+    return;
+  }
+  double x = rss ? (double)a->peak_rss_kb / b->peak_rss_kb : a->wall / b->wall;
+  printf("| %s | %.3f |\n", what, x);
+}
+
+// Generates, compiles and links one program size; returns its number of units.
+static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
+  char *dir = format("%s/%s-%d", c->out_dir, s.name, s.units);
+  char *src = path_in(dir, "src"), *obj = path_in(dir, "obj"), *log = path_in(dir, "log.txt");
+  mkdir(dir, 0777);
+  mkdir(obj, 0777);
+  printf("\n## %d units x %d kernels (%d helpers each, body %d)\n\n", s.units, s.kernels, s.helpers,
+         s.body);
+  char units[16], kernels[16], helpers[16], body[16];
+  snprintf(units, sizeof units, "%d", s.units);
+  snprintf(kernels, sizeof kernels, "%d", s.kernels);
+  snprintf(helpers, sizeof helpers, "%d", s.helpers);
+  snprintf(body, sizeof body, "%d", s.body);
+  char *gen[] = {(char *)c->gen, "--units", units, "--kernels", kernels, "--helpers",
+                 helpers,        "--body",  body,  "-o",        src,     NULL};
+  run_or_die(gen, log);
+
+  // Compile once: plain objects (what clang++ -fsycl writes by default) for every linker.
+  double start = now_seconds();
+  char ***cmds = xcalloc(s.units, sizeof(char **));
+  StringList objects = {0}, device = {0};
+  for (int u = 0; u < s.units; u++) {
+    char *in = format("%s/u%04d.cpp", src, u), *out = format("%s/u%04d.o", obj, u);
+    char **argv = xcalloc(8, sizeof(char *));
+    argv[0] = LLVM_BIN "/clang++";
+    argv[1] = "-fsycl";
+    argv[2] = "-c";
+    argv[3] = in;
+    argv[4] = "-o";
+    argv[5] = out;
+    cmds[u] = argv;
+    strlist_push(&objects, out);
+  }
+  run_parallel(cmds, s.units, c->jobs, log);
+  printf("  compiled %d units in %.1f s (-j%d)\n", s.units, now_seconds() - start, c->jobs);
+
+  // clang-sycl-linker takes bare bitcode: extract each unit's device image.
+  for (int u = 0; u < s.units; u++) {
+    char *off = format("%s/u%04d.off", obj, u), *bc = format("%s/u%04d.dev.o", obj, u);
+    char *dump = format("--dump-section=.llvm.offloading=%s", off),
+         *img = format("--image=file=%s", bc);
+    char *a[] = {LLVM_BIN "/llvm-objcopy", dump, objects.items[u], NULL};
+    run_or_die(a, log);
+    char *b[] = {LLVM_BIN "/llvm-offload-binary", off, img, NULL};
+    run_or_die(b, log);
+    strlist_push(&device, bc);
+  }
+  char *lib_ll = path_in(src, "devicelib.ll"), *lib_bc = path_in(obj, "devicelib.bc");
+  char *as[] = {LLVM_BIN "/llvm-as", lib_ll, "-o", lib_bc, NULL};
+  run_or_die(as, log);
+  char *devlibs = format("--device-libs=%s", lib_bc);
+
+  char *out = path_in(dir, "out.bin");
+  char **argv = xcalloc(s.units + 16, sizeof(char *));
+  // Upstream clang-sycl-linker 22: one module, llvm-link + the SPIR-V backend, one thread.
+  int k = 0;
+  argv[k++] = LLVM_BIN "/clang-sycl-linker";
+  for (int u = 0; u < s.units; u++)
+    argv[k++] = device.items[u];
+  argv[k++] = "-triple=spirv64-unknown-unknown";
+  argv[k++] = "-arch=";
+  argv[k++] = devlibs;
+  argv[k++] = "-o";
+  argv[k++] = out;
+  argv[k] = NULL;
+  record("upstream clang-sycl-linker", s.units, 1, argv, log, out);
+
+  // Ours: the same objects, ThinLTO, cold; spirv-val is run here for every linker alike.
+  for (int j = 0; j < num_jobs; j++) {
+    char *jobs = format("-j%d", jobs_list[j]);
+    k = 0;
+    argv[k++] = (char *)c->tool;
+    argv[k++] = "link";
+    argv[k++] = jobs;
+    argv[k++] = "--no-validate";
+    argv[k++] = devlibs;
+    for (int u = 0; u < s.units; u++)
+      argv[k++] = objects.items[u];
+    argv[k++] = "-o";
+    argv[k++] = out;
+    argv[k] = NULL;
+    record("sycl-thinlto thin, cold", s.units, jobs_list[j], argv, log, out);
+  }
+  free(argv);
+}
+
+static void print_summary(const Config *c, int *jobs_list, int num_jobs) {
+  int top = jobs_list[num_jobs - 1];
+  printf("\n## Ratios (%s, %d units; measured side by side in this run)\n\n", c->size.name,
+         c->size.units);
+  printf("| ratio | value |\n|---|---|\n");
+  const Run *thin1 = find_run("sycl-thinlto thin, cold", c->size.units, 1);
+  const Run *thin = find_run("sycl-thinlto thin, cold", c->size.units, top);
+  const Run *up = find_run("upstream clang-sycl-linker", c->size.units, 1);
+  print_ratio("thin / upstream clang-sycl-linker, wall (all cores)", thin, up, false);
+  print_ratio("thin / full LTO, wall", thin, find_run("sycl-thinlto full", c->size.units, top),
+              false);
+  print_ratio("incremental relink / cold thin, wall", NULL, thin, false);
+  print_ratio("thin / full LTO, peak RSS", thin, find_run("sycl-thinlto full", c->size.units, top),
+              true);
+  if (thin1 && thin)
+    printf("| speed-up of thin -j%d over -j1 | %.2f |\n", top, thin1->wall / thin->wall);
+
+  char *csv = path_in(c->out_dir, "bench.csv");
+  FILE *f = fopen(csv, "w");
+  if (!f) die_with("cannot write bench.csv");
+  fprintf(f, "linker,units,jobs,wall_s,cpu_s,peak_rss_kb,images,valid,failed\n");
+  for (int i = 0; i < num_runs; i++)
+    fprintf(f, "%s,%d,%d,%.3f,%.3f,%ld,%d,%d,%d\n", runs[i].label, runs[i].units, runs[i].jobs,
+            runs[i].wall, runs[i].cpu, runs[i].peak_rss_kb, runs[i].images, runs[i].valid,
+            runs[i].failed);
+  fclose(f);
+  printf("\nCSV: %s\n", csv);
+}
+
+// link time and peak memory against program size, one line per linker (gnuplot).
+static void plot(const Config *c, int top_jobs) {
+  char *data = path_in(c->out_dir, "plot.dat"), *png = path_in(c->out_dir, "bench.png");
+  FILE *f = fopen(data, "w");
+  if (!f) return;
+  const char *labels[] = {"upstream clang-sycl-linker", "sycl-thinlto thin, cold"};
+  for (int l = 0; l < 2; l++) {
+    fprintf(f, "# %s\n", labels[l]);
+    for (int i = 0; i < num_runs; i++)
+      if (!strcmp(runs[i].label, labels[l]) && (l == 0 || runs[i].jobs == top_jobs) &&
+          !runs[i].failed)
+        fprintf(f, "%d %.3f %.1f\n", runs[i].units * c->size.kernels, runs[i].wall,
+                runs[i].peak_rss_kb / 1024.0);
+    fprintf(f, "\n\n");
+  }
+  fclose(f);
+  char *script =
+      format("set terminal png size 1000,420; set output '%s';"
+             "set multiplot layout 1,2; set key top left; set xlabel 'kernels';"
+             "set ylabel 'link wall time (s)';"
+             "plot '%s' index 0 using 1:2 with linespoints title 'upstream clang-sycl-linker',"
+             " '' index 1 using 1:2 with linespoints title 'sycl-thinlto -j%d';"
+             "set ylabel 'peak RSS (MB)';"
+             "plot '%s' index 0 using 1:3 with linespoints title 'upstream clang-sycl-linker',"
+             " '' index 1 using 1:3 with linespoints title 'sycl-thinlto -j%d';"
+             "unset multiplot",
+             png, data, top_jobs, data, top_jobs);
+  char *argv[] = {"gnuplot", "-e", script, NULL};
+  if (run_measured(argv, NULL, NULL, NULL, NULL) == 0)
+    printf("Plot: %s\n", png);
+  else
+    printf("Plot: gnuplot failed or is missing; data in %s\n", data);
+}
+
+int main(int argc, char **argv) {
+  Config c = {.out_dir = "bench/out",
+              .size = sizes[1],
+              .jobs = (int)uv_available_parallelism(),
+              .plot = true};
+  const char *jobs_text = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--size") && v) {
+      bool found = false;
+      for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        if (!strcmp(v, sizes[s].name)) c.size = sizes[s], found = true;
+      if (!found) die_with("--size: smoke, small or large");
+      i++;
+    } else if (!strcmp(a, "--units") && v)
+      c.size.units = atoi(v), c.size.name = "custom", i++;
+    else if (!strcmp(a, "--jobs") && v)
+      jobs_text = v, i++;
+    else if (!strcmp(a, "--out") && v)
+      c.out_dir = v, i++;
+    else if (!strcmp(a, "--tool") && v)
+      c.tool = v, i++;
+    else if (!strcmp(a, "--gen") && v)
+      c.gen = v, i++;
+    else if (!strcmp(a, "--no-plot"))
+      c.plot = false;
+    else {
+      fprintf(stderr, "usage: sycl-bench [--size smoke|small|large] [--units N] "
+                      "[--jobs 1,2,...] [--out DIR] --tool PATH --gen PATH [--no-plot]\n");
+      return 2;
+    }
+  }
+  if (!c.tool || !c.gen) die_with("--tool and --gen are required");
+  int jobs_list[16], num_jobs = 0;
+  if (jobs_text) {
+    for (const char *p = jobs_text; *p && num_jobs < 16;) {
+      jobs_list[num_jobs++] = atoi(p);
+      p = strchr(p, ',');
+      if (!p) break;
+      p++;
+    }
+  } else {
+    jobs_list[num_jobs++] = 1;
+    if (c.jobs > 1) jobs_list[num_jobs++] = c.jobs;
+  }
+  mkdir(c.out_dir, 0777);
+  printf("# sycl-bench: %s program, %d units x %d kernels, jobs", c.size.name, c.size.units,
+         c.size.kernels);
+  for (int j = 0; j < num_jobs; j++)
+    printf(" %d", jobs_list[j]);
+  printf(" (machine: %d cores)\n", c.jobs);
+
+  // Smaller programs of the same shape first, for the plot against program size.
+  if (c.plot && c.size.units >= 8) {
+    Size quarter = c.size, half = c.size;
+    quarter.units = c.size.units / 4;
+    half.units = c.size.units / 2;
+    int top[1] = {jobs_list[num_jobs - 1]};
+    bench_size(&c, quarter, top, 1);
+    bench_size(&c, half, top, 1);
+  }
+  bench_size(&c, c.size, jobs_list, num_jobs);
+  print_summary(&c, jobs_list, num_jobs);
+  if (c.plot) plot(&c, jobs_list[num_jobs - 1]);
+  return 0;
+}
