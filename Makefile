@@ -9,7 +9,7 @@ PACKAGES := cmake make gcc g++ pkg-config python3 gnuplot-nox \
   clang-22 llvm-22-dev llvm-22-linker-tools llvm-22-tools clang-tools-22 \
   libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15
 
-.PHONY: all deps build test demo bench sanitize tsan clean
+.PHONY: all deps build test demo conformance bench sanitize tsan clean
 
 all: build
 
@@ -32,6 +32,11 @@ test: build
 
 demo: build
 	@BUILD=$(BUILD) examples/demo.sh
+
+# Every end-to-end program, built through the linker-wrapper mode and run on pocl: a table
+# of kernels passed and failed per program and build variant (also part of `make test`).
+conformance: build
+	@test/e2e/conformance.sh $(BUILD)
 
 # The link-time benchmark, side by side with upstream clang-sycl-linker (bench/README.md).
 # SIZE=small (about a minute) or SIZE=large (400 units x 10 kernels); JOBS_LIST=1,2,4,...

@@ -127,6 +127,15 @@ static void complete_work(uv_work_t *req) {
       strlist_push(&job->result->symbols, xstrndup(name, len));
     }
   record_undefined_users(m, job);
+  // Runtime metadata, on the fully linked module (seed 003), by this job alone.
+  PropertyInputs props = {
+      .kernels = &job->result->symbols,
+      .exported = &lm->exported,
+      .allow_dependencies = run->opts->allow_dependencies,
+      .dummy_image = is_dummy_image(lm->input, m),
+      .opt_level = run->opts->opt_level,
+  };
+  compute_properties(m, &props, &job->result->properties);
   job->linked = module_write(m);
   save_temp(run->opts, job->image, "linked.bc", &job->linked);
 dispose:

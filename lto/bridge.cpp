@@ -45,3 +45,15 @@ extern "C" void bridge_make_declaration(LLVMValueRef gv) {
   if (auto *object = llvm::dyn_cast<llvm::GlobalObject>(value)) object->setComdat(nullptr);
   value->setLinkage(llvm::GlobalValue::ExternalLinkage);
 }
+
+// Gap: llvm-c has no accessor for a global variable's attribute set; device globals carry
+// their properties there ("sycl-device-image-scope", "sycl-unique-id").
+extern "C" bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **value,
+                                        size_t *len) {
+  auto *var = llvm::dyn_cast<llvm::GlobalVariable>(llvm::unwrap<llvm::GlobalValue>(gv));
+  if (!var || !var->hasAttribute(name)) return false;
+  llvm::StringRef text = var->getAttribute(name).getValueAsString();
+  *value = text.data();
+  *len = text.size();
+  return true;
+}

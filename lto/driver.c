@@ -24,6 +24,10 @@ static const char link_usage[] =
     "  --device-libs=<a.bc,b.bc>         bitcode libraries supplying definitions on demand\n"
     "  --library-path=<dir>, -L <dir>    where --device-libs are searched\n"
     "  --allow-device-image-dependencies images may import SYCL_EXTERNAL functions\n"
+    "  --check-imports                   warn about imports no image of this link exports\n"
+    "  --split=kernel|source|auto|none   split inputs not split at compile time (default: auto)\n"
+    "  --aot-aspects=<a,b,...>           AOT split: the device's aspects (virtual functions)\n"
+    "  -O<n>, --opt-level=<n>            optLevel property where the modules give none (2)\n"
     "  --spirv-tool=backend|translator   SPIR-V generator (default: backend)\n"
     "  --llvm-spirv=<path>               the translator (default: llvm-spirv on PATH)\n"
     "  --no-validate                     skip spirv-val on the images\n"
@@ -42,6 +46,9 @@ typedef struct {
   int import_instr_limit;
   bool save_temps;
   bool allow_dependencies;
+  bool check_imports;
+  int opt_level;
+  SplitOptions split; // the link-time split stage (split/stage.c)
   bool validate;
   SpirvTool tool;
   const char *llvm_spirv;
@@ -130,6 +137,18 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       strlist_push(&o->library_paths, xstrdup(d));
     } else if (!strcmp(a, "--allow-device-image-dependencies")) {
       o->allow_dependencies = true;
+    } else if (!strcmp(a, "--check-imports")) {
+      o->check_imports = true;
+    } else if ((v = option_value(argc, argv, &i, a, "--split"))) {
+      if (split_mode_parse(v, &o->split.mode))
+        fatal(NULL, "--split: expected kernel, source, auto or none, not '%s'", v);
+    } else if ((v = option_value(argc, argv, &i, a, "--aot-aspects"))) {
+      o->split.aot = true;
+      split_commas(&o->split.aot_aspects, v);
+    } else if (raw[1] == 'O' && raw[2] && !raw[3] && strchr("0123s", raw[2])) {
+      o->opt_level = raw[2] == 's' ? 2 : raw[2] - '0';
+    } else if ((v = option_value(argc, argv, &i, a, "--opt-level"))) {
+      o->opt_level = parse_count("--opt-level", v);
     } else if ((v = option_value(argc, argv, &i, a, "--spirv-tool"))) {
       if (!strcmp(v, "backend"))
         o->tool = SPIRV_BACKEND;
@@ -229,6 +248,12 @@ static int run_link(LinkOptions *o) {
     user_images += !inputs.items[i].is_library;
   if (!user_images) fatal(NULL, "no SYCL device images for a SPIR-V target in the inputs");
 
+  // Early split, for inputs not split at compile time: one image per kernel or per source,
+  // virtual-function sets outlined, each with a summary; pre-split inputs pass through.
+  o->split.allow_dependencies = o->allow_dependencies;
+  if (o->split.mode != SPLIT_NONE || o->split.aot)
+    STAGE("split", split_inputs(&inputs, &o->split, o->jobs));
+
   // Who defines what, which definition wins, which images have kernels to emit.
   Resolution r = {0};
   STAGE("resolve", resolve_symbols(&r, &inputs, o->allow_dependencies, o->jobs));
@@ -252,26 +277,32 @@ static int run_link(LinkOptions *o) {
       .llvm_spirv = o->llvm_spirv,
       .validate = o->validate,
       .allow_dependencies = o->allow_dependencies,
+      .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
   };
   STAGE("hooks", run_hooks(&r, optimized, &ho, results));
   exit_on_errors();
   if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
+  if (o->check_imports) check_link_imports(results, emitted);
 
   STAGE("output", write_output(o->output, o->arch, results, emitted));
   note("linked %zu image(s) from %zu module(s) in %.3f s", emitted, r.num_modules,
        now_seconds() - start);
   for (size_t i = 0; i < r.num_modules; i++)
     free(optimized[i].data);
-  for (size_t i = 0; i < emitted; i++)
+  for (size_t i = 0; i < emitted; i++) {
     free(results[i].spirv.data);
+    propsets_free(&results[i].properties);
+  }
   free(optimized);
   free(results);
   return 0;
 }
 
 static void default_options(LinkOptions *o) {
-  *o = (LinkOptions){.validate = true, .tool = SPIRV_BACKEND, .import_instr_limit = 1000};
+  *o = (LinkOptions){
+      .validate = true, .tool = SPIRV_BACKEND, .import_instr_limit = 1000, .opt_level = 2,
+      .split = {.mode = SPLIT_AUTO}};
 }
 
 int link_main(int argc, char **argv) {

@@ -16,6 +16,11 @@ static const char usage[] =
     "\n"
     "OPTIONS:\n"
     "  --json    print one JSON document: {\"images\": [...]}\n"
+    "  --prop    print each image's property sets in intel's .prop text (as sycl-post-link\n"
+    "            writes them); with several images each starts with a line '# FILE'\n"
+    "  --resolve=KERNEL  print the images the SYCL runtime links to run KERNEL (imported\n"
+    "            symbols, virtual-function sets) and a cache key for that set\n"
+    "  --aspects=A,B,... the device's aspects for --resolve (fp64, fp16, ... or numbers)\n"
     "  -v        say on stderr which images are skipped and why\n"
     "  --help    print this help\n";
 
@@ -233,8 +238,82 @@ static void print_image_json(const InputImage *image) {
   putchar('}');
 }
 
+static void print_images(const InputSet *inputs, bool json) {
+  if (json) fputs("{\"images\":[", stdout);
+  for (size_t i = 0; i < inputs->count; i++) {
+    if (json) {
+      if (i) putchar(',');
+      print_image_json(&inputs->items[i]);
+    } else {
+      print_image_text(&inputs->items[i]);
+    }
+  }
+  if (json) fputs("]}\n", stdout);
+}
+
+// An image's property sets, decoded from its "properties" key (empty if it has none).
+static void image_properties(const InputImage *image, PropertySets *out) {
+  const char *json = image_key(image, "properties");
+  char *why;
+  if (json && propsets_from_json(json, out, &why))
+    fatal(image->origin, "invalid properties: %s", why);
+  if (!json) *out = (PropertySets){0};
+}
+
+static void print_prop_text(const InputSet *inputs) {
+  for (size_t i = 0; i < inputs->count; i++) {
+    PropertySets p;
+    image_properties(&inputs->items[i], &p);
+    propsets_order_as_intel(&p);
+    char *text = propsets_to_prop(&p);
+    if (inputs->count > 1) printf("# %s\n", inputs->items[i].origin);
+    fputs(text, stdout);
+    free(text);
+    propsets_free(&p);
+  }
+}
+
+// Every image of the inputs is a candidate, in the order the files were given.
+static void print_resolution(const InputSet *inputs, const char *kernel, const char *aspects) {
+  ResolverImage *images = xcalloc(inputs->count, sizeof *images);
+  PropertySets *props = xcalloc(inputs->count, sizeof *props);
+  StringList *symbols = xcalloc(inputs->count, sizeof *symbols);
+  for (size_t i = 0; i < inputs->count; i++) {
+    const InputImage *image = &inputs->items[i];
+    image_properties(image, &props[i]);
+    const char *s = image_key(image, "symbols");
+    while (s && *s) {
+      size_t len = strcspn(s, "\n");
+      if (len) strlist_push(&symbols[i], xstrndup(s, len));
+      s += len + (s[len] == '\n');
+    }
+    images[i] = (ResolverImage){.name = image->origin,
+                                .image_kind = image->image_kind,
+                                .symbols = &symbols[i],
+                                .properties = &props[i]};
+  }
+  StringList device_aspects = {0};
+  for (const char *p = aspects; p && *p;) {
+    size_t len = strcspn(p, ",");
+    if (len) strlist_push(&device_aspects, xstrndup(p, len));
+    p += len + (p[len] == ',');
+  }
+  size_t *chosen, num_chosen;
+  char *key, *why;
+  if (resolve_kernel_images(images, inputs->count, kernel, &device_aspects, &chosen, &num_chosen,
+                            &key, &why))
+    fatal(NULL, "%s", why);
+  printf("kernel: %s\n", kernel);
+  for (size_t i = 0; i < num_chosen; i++)
+    printf("image: %s\n", images[chosen[i]].name);
+  printf("cache key: %s\n", key);
+  free(chosen);
+  free(key);
+}
+
 int inspect_main(int argc, char **argv) {
-  bool json = false;
+  bool json = false, prop = false;
+  const char *resolve = NULL, *aspects = NULL;
   StringList files = {0};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -244,6 +323,12 @@ int inspect_main(int argc, char **argv) {
     }
     if (!strcmp(arg, "--json"))
       json = true;
+    else if (!strcmp(arg, "--prop"))
+      prop = true;
+    else if (!strncmp(arg, "--resolve=", 10))
+      resolve = arg + 10;
+    else if (!strncmp(arg, "--aspects=", 10))
+      aspects = arg + 10;
     else if (!strcmp(arg, "-v"))
       verbose = true;
     else if (!strcmp(arg, "--"))
@@ -261,16 +346,13 @@ int inspect_main(int argc, char **argv) {
   for (size_t i = 0; i < files.count; i++)
     read_input_file(&inputs, files.items[i], false);
 
-  if (json) fputs("{\"images\":[", stdout);
-  for (size_t i = 0; i < inputs.count; i++) {
-    if (json) {
-      if (i) putchar(',');
-      print_image_json(&inputs.items[i]);
-    } else {
-      print_image_text(&inputs.items[i]);
-    }
+  if (resolve) {
+    print_resolution(&inputs, resolve, aspects);
+  } else if (prop) {
+    print_prop_text(&inputs);
+  } else {
+    print_images(&inputs, json);
   }
-  if (json) fputs("]}\n", stdout);
   if (fflush(stdout) || ferror(stdout)) fatal(NULL, "inspect: cannot write the output");
   return 0;
 }

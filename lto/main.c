@@ -14,10 +14,14 @@ static const char usage[] =
     "\n"
     "COMMANDS:\n"
     "  link      link device images with ThinLTO into SPIR-V images (OffloadBinary)\n"
+    "  split     split device code per kernel or per source, images with summaries\n"
     "  inspect   print the device images found in files\n"
+    "  wrap      write the host object registering linked images with their property sets\n"
+    "  wrapper   the whole link as clang-linker-wrapper: device link, wrap, host link\n"
     "\n"
     "Run 'sycl-thinlto <command> --help' for a command's options.\n"
-    "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line.\n";
+    "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line;\n"
+    "as clang-linker-wrapper, clang-linker-wrapper 22's.\n";
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -27,6 +31,7 @@ static const char *base_name(const char *path) {
 int main(int argc, char **argv) {
   const char *self = base_name(argv[0]);
   if (strstr(self, "clang-sycl-linker")) return clang_sycl_linker_main(argc, argv);
+  if (strstr(self, "clang-linker-wrapper")) return linker_wrapper_main(argc, argv);
 
   if (argc < 2) {
     fputs(usage, stderr);
@@ -45,6 +50,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "--worker")) return worker_main();
   if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "inspect")) return inspect_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "split")) return split_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "wrap")) return wrap_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "wrapper")) return linker_wrapper_main(argc - 1, argv + 1);
   fprintf(stderr, "%s: error: unknown command '%s'; see 'sycl-thinlto --help'\n", TOOL_NAME, cmd);
   return 1;
 }

@@ -20,10 +20,12 @@ void write_output(const char *path, const char *arch, ImageResult *results, size
   Buffer out = {0};
   for (size_t i = 0; i < count; i++) {
     char *symbols = join_lines(&results[i].symbols);
+    char *properties = propsets_to_json(&results[i].properties); // issue 4
     OffloadString strings[] = {
         {"triple", SPIRV_TRIPLE},
         {"arch", arch ? arch : ""},
         {"symbols", symbols},
+        {"properties", properties},
     };
     OffloadEntry e = {
         .image_kind = IMG_SPIRV,
@@ -35,6 +37,7 @@ void write_output(const char *path, const char *arch, ImageResult *results, size
     };
     offload_binary_append(&out, &e);
     free(symbols);
+    free(properties);
   }
   int rc = write_file_atomic(path, out.data, out.size);
   free(out.data);

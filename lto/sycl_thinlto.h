@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/blake3.h>
 #include <uv.h>
 
 #define TOOL_NAME "sycl-thinlto"
@@ -255,6 +256,10 @@ void prepare_modules(Resolution *r, int jobs);
 int bridge_write_bitcode_with_summary(LLVMModuleRef m, Buffer *out, char **errmsg);
 // bridge.cpp: a function or variable definition becomes an external declaration.
 void bridge_make_declaration(LLVMValueRef gv);
+// bridge.cpp: llvm-c reads attributes of functions and call sites only, not of global
+// variables. True if GV has the string attribute NAME; *value (not NUL-terminated) and *len
+// then point into LLVM's storage.
+bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **value, size_t *len);
 
 //
 // lto/thinlto.c — the thin link and the per-module backends (libLTO)
@@ -282,6 +287,7 @@ typedef struct {
   const char *llvm_spirv; // --llvm-spirv
   bool validate;          // spirv-val unless --no-validate
   bool allow_dependencies;
+  int opt_level;                 // the optLevel property where the modules do not say (-O)
   const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv
 } HookOptions;
 
@@ -389,13 +395,22 @@ void propsets_add_u32(PropertySets *p, const char *set, const char *name, uint32
 void propsets_add_bytes(PropertySets *p, const char *set, const char *name, const void *data,
                         size_t size);
 const Property *propsets_find(const PropertySets *p, const char *set, const char *name);
+const PropertySet *propsets_find_set(const PropertySets *p, const char *set);
 void propsets_free(PropertySets *p);
 // Upstream JSON: {"Set": {"Name": 1 | "<standard base64>"}}; malloc'd text.
 char *propsets_to_json(const PropertySets *p);
 int propsets_from_json(const char *json, PropertySets *out, char **errmsg);
 // intel's .prop text: "[Set]" then "Name=1|42" or "Name=2|<intel base64 of bitcount+bytes>".
 char *propsets_to_prop(const PropertySets *p);
+// Puts the sets in the order sycl-post-link writes them (JSON has them sorted), for diffs.
+void propsets_order_as_intel(PropertySets *p);
 int propsets_from_prop(const char *text, PropertySets *out, char **errmsg);
+// Base64: standard (RFC 4648, '=' padded; the JSON values) and intel's variant (bits
+// least-significant first, unpadded: 0x40 is "AB"; the .prop values). Decoders: 0 or -EINVAL.
+char *base64_encode(const void *data, size_t size);
+int base64_decode(const char *text, size_t len, Buffer *out);
+char *base64_encode_intel(const void *data, size_t size);
+int base64_decode_intel(const char *text, size_t len, Buffer *out);
 
 // properties/resolver.c: the images the runtime links for a kernel (seeds 000 and 002).
 typedef struct {
@@ -409,12 +424,183 @@ typedef struct {
 int resolve_kernel_images(const ResolverImage *images, size_t count, const char *kernel,
                           const StringList *device_aspects, size_t **chosen, size_t *num_chosen,
                           char **cache_key, char **errmsg);
+// SYCL aspect numbers: "fp64" -> 6, ...; a decimal number stands for itself. 0, or -1.
+int aspect_value(const char *name, uint32_t *value);
+const char *aspect_name(uint32_t value); // NULL when unnamed
+
+// properties/compute.c: every property set of one finalized image (hooks/hook.c calls it in
+// complete_work, on the job's own module). Sets, in intel's order: devicelib req mask, device
+// requirements, exported/imported symbols (allow_dependencies only), misc properties, device
+// globals, virtual functions, assert used.
+typedef struct {
+  const StringList *kernels;  // the image's kernels
+  const StringList *exported; // its SYCL_EXTERNAL entry points (external only if allowed)
+  bool allow_dependencies;    // --allow-device-image-dependencies: symbol tables are written
+  bool dummy_image;           // SPLIT_DUMMY_KEY / SPLIT_DUMMY_METADATA: a set's dummy image
+  int opt_level;              // optLevel unless an entry point has "sycl-optlevel"; -1: none
+} PropertyInputs;
+void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets *out);
+// A set's dummy image: SPLIT_DUMMY_KEY "1" on the input, or SPLIT_DUMMY_METADATA in M.
+bool is_dummy_image(const InputImage *input, LLVMModuleRef m);
+// --check-imports: a warning for each imported symbol no image of this link exports.
+void check_link_imports(const ImageResult *results, size_t count);
+// A declaration the runtime must find in another image: not an intrinsic, not
+// "indirectly-callable", not __-prefixed before or after demangling (__spirv_*, __sycl_*).
+bool is_importable_declaration(LLVMValueRef f);
+// properties/devicelib.c: the mask bit of the fallback library providing NAME, or 0.
+uint32_t devicelib_bit(const char *name);
+size_t devicelib_table_size(void);
+
+//
+// lto/cache.c — the incremental cache (issue 6)
+//
+
+enum { CACHE_KEY_SIZE = 65 }; // 64 hex digits of BLAKE3 and a NUL
+
+typedef struct {
+  uint8_t state[sizeof(llvm_blake3_hasher)];
+} CacheHasher;
+
+typedef struct {
+  uint64_t prune_after;    // seconds an entry may stay unused (default 7 days)
+  uint64_t prune_interval; // seconds between two prunings (default 20 minutes)
+  uint64_t max_bytes;      // 0: no limit
+  uint64_t max_files;      // 0: no limit
+} CachePolicy;
+
+typedef struct {
+  char *dir;
+  CachePolicy policy;
+} Cache;
+
+void cache_hash_init(CacheHasher *h);
+void cache_hash_update(CacheHasher *h, const void *data, size_t size);
+void cache_hash_string(CacheHasher *h, const char *s);
+void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]);
+// lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
+int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
+int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
+// 0 and the value, or -1 for a miss (absent, truncated or corrupt: a damaged entry is a miss).
+int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
+// Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
+int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
+void cache_prune(const Cache *c);
+
+//
+// split/ — early device-code split (issue 3): per kernel / per source, SYCL_EXTERNAL entry
+// points, virtual-function sets; at compile time (`split`) or per input at link time
+//
+
+typedef enum { SPLIT_KERNEL, SPLIT_SOURCE, SPLIT_AUTO, SPLIT_NONE } SplitMode;
+
+typedef struct {
+  SplitMode mode;
+  bool allow_dependencies; // SYCL_EXTERNAL functions are imported, not copied, across images
+  bool aot;                // --aot-aspects given: the device's aspects are known
+  StringList aot_aspects;  // what the device supports (names, e.g. fp64, or numbers)
+} SplitOptions;
+
+// How split images are marked; properties/ (issue 4) reads the same marks.
+// OffloadBinary string keys of every split image:
+#define SPLIT_KEY "sycl-split" // the mode: kernel, source, auto or none
+// ...of an image holding one outlined virtual-function set, and of its dummy copy:
+#define SPLIT_VF_SET_KEY "sycl-virtual-functions-set" // the set's name
+#define SPLIT_DUMMY_KEY "sycl-dummy-image"            // "1" on the dummy image only
+// The same marks in the module, for bitcode that lost its keys (clang-linker-wrapper):
+// named metadata !sycl-split = !{!{!"<mode>"}} on every split module, and
+// !sycl-dummy-image = !{!{!"<set>"}} on a dummy image. The outlined set's functions keep
+// their "indirectly-callable"="<set>" attribute; other images only declare them.
+#define SPLIT_MODE_METADATA "sycl-split"
+#define SPLIT_DUMMY_METADATA "sycl-dummy-image"
+
+typedef struct {
+  Buffer bitcode;      // written with a ThinLTO summary
+  StringList kernels;  // in module order
+  StringList exported; // SYCL_EXTERNAL (and outlined virtual) functions it defines for others
+  char *virtual_set;   // the outlined "indirectly-callable" set, or NULL
+  bool dummy;          // the set's functions with empty bodies
+} SplitImage;
+
+typedef struct {
+  SplitImage *images;
+  size_t count;
+} SplitResult;
+
+const char *split_mode_name(SplitMode mode);
+int split_mode_parse(const char *text, SplitMode *mode); // 0, or -1 if unknown
+// split/split.c: splits M (which it consumes) into images. Thread-safe for distinct
+// contexts. 0, or -1 with *errmsg (a user error: e.g. a device_image_scope global in two
+// images).
+int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char **errmsg);
+void split_result_free(SplitResult *r);
+// True if M carries the !sycl-split mark: it was split already.
+bool module_is_split(LLVMModuleRef m);
+// An entry point the split may group: a kernel or a SYCL_EXTERNAL function (sycl-module-id,
+// or an externally visible spir_func definition), never __spirv_*, __sycl_*, __esimd_*,
+// __builtin_* (also mangled: _Z<n>__spirv_...).
+bool is_split_entry_point(LLVMValueRef f);
+
+// split/virtual.c: virtual-function sets (seed 002) and optional-feature aspects.
+typedef struct {
+  StringList names;    // every "indirectly-callable" set defined here, in module order
+  StringList *aspects; // per set: the aspects its functions use
+  bool *dropped;       // per set, AOT only: needs an aspect the device lacks
+} VirtualSets;
+// Finds the sets and their aspects, adds to every kernel with "calls-indirectly" the aspects
+// of those sets (sycl_used_aspects), and under AOT deletes the functions of dropped sets.
+void virtual_sets_prepare(LLVMModuleRef m, const SplitOptions *o, VirtualSets *sets);
+void virtual_sets_free(VirtualSets *sets);
+int virtual_set_index(const VirtualSets *sets, LLVMValueRef f); // -1 if F is in none
+// The aspects F uses: its sycl_used_aspects metadata, and with SCAN_BODY fp64/fp16 for a
+// double/half in its body (upstream clang writes no such metadata).
+void function_aspects(LLVMValueRef f, bool scan_body, StringList *aspects);
+// The dummy: F keeps its signature and linkage, its body becomes `ret` of zero.
+void empty_function_body(LLVMValueRef f);
+
+// split/stage.c: splits one bitcode image in a context of its own; *already_split (and OUT
+// empty) when it carries the !sycl-split mark. Thread-safe. 0, or -1 with *errmsg.
+int split_bitcode(const uint8_t *data, size_t size, const char *name, const SplitOptions *o,
+                  SplitResult *out, bool *already_split, char **errmsg);
+// The string keys of a split image: the input's keys with sycl-split set, and the
+// virtual-function marks. *keys is malloc'd; the texts are the arguments' or constants.
+void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadString *input_keys,
+                      size_t num_input_keys, OffloadString **keys, size_t *count);
+// split/stage.c: the link-time split stage: every user image without a sycl-split key or
+// mark is split in parallel and replaced by its images (their bytes join inputs->files).
+void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs);
+// split/command.c: `sycl-thinlto split`.
+int split_main(int argc, char **argv);
 
 //
 // lto/output.c — the linked images as OffloadBinary blobs
 //
 
 void write_output(const char *path, const char *arch, ImageResult *results, size_t count);
+
+//
+// wrap/ — the host side: the wrapper object and the clang-linker-wrapper personality
+//
+
+// wrap/wrap.c: one __sycl.tgt_device_image (v3) per image with its offload entries and
+// its property sets in the DPC++ layout, a __sycl.tgt_bin_desc (v1), and the ctor/dtor
+// calling __sycl_register_lib / __sycl_unregister_lib, emitted as a host object.
+typedef struct {
+  const char *host_triple; // NULL: LLVM's default triple (x86-64 only)
+  const char *compile_options, *link_options;
+} WrapOptions;
+// PROPERTIES[i] belongs to IMAGES[i]. 0, or -1 with *errmsg.
+int write_wrapper_object(const char *path, const OffloadEntry *images,
+                         const PropertySets *properties, size_t count, const WrapOptions *o,
+                         char **errmsg);
+// The SYCL images of OffloadBinary FILES, properties decoded from their `properties` key.
+// Entry texts point into (*bytes)[file]. 0, or -1 after error() naming the file.
+int read_images_to_wrap(const StringList *files, OffloadEntry **images, PropertySets **properties,
+                        size_t *count, Buffer **bytes);
+int wrap_main(int argc, char **argv); // `sycl-thinlto wrap IMAGES -o wrapper.o`
+
+// wrap/linker_wrapper.c: `sycl-thinlto wrapper`, or argv[0] ending in clang-linker-wrapper:
+// clang-linker-wrapper 22's command line; device link, wrap, then the host linker.
+int linker_wrapper_main(int argc, char **argv);
 
 //
 // lto/inspect.c, lto/driver.c — subcommands

@@ -1,5 +1,7 @@
-// The smallest kernel launcher upstream clang 22 understands: a template marked as a SYCL
-// kernel entry point. The test runtime (a later step) gives it a real range and buffers.
+// The kernel launcher the example uses: launch<Name>(n, [=](size_t i) {...}) from the test
+// runtime's header (test/runtime/sycl_test.hpp), which runs kernels on OpenCL (pocl).
 #pragma once
-template <typename Name, typename F>
-[[clang::sycl_kernel_entry_point(Name)]] void kernel_entry(F f) { f(); }
+#include "sycl_test.hpp"
+
+using sycl_test::launch;
+using sycl_test::malloc_shared;

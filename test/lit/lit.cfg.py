@@ -16,3 +16,6 @@ config.substitutions.append(("%libexec", config.libexec_dir))
 config.substitutions.append(("%clangxx", os.path.join(config.llvm_bin, "clang++")))
 config.substitutions.append(("%clang ", os.path.join(config.llvm_bin, "clang") + " "))
 config.substitutions.append(("%src_root", config.src_root))
+# The test runtime (test/runtime) and its headers, for programs that run their kernels.
+config.substitutions.append(("%runtime_dir", os.path.join(os.path.dirname(config.bin_dir), "test", "runtime")))
+config.substitutions.append(("%runtime_src", os.path.join(config.src_root, "test", "runtime")))

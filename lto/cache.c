@@ -1,0 +1,249 @@
+// The incremental cache: entries addressed by a BLAKE3 key, written atomically, checked on
+// read (a corrupt or truncated entry is a miss), pruned by an lld-style policy. It does not
+// decide what goes into a key; the stages that use it do.
+#include "sycl_thinlto.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <llvm-c/blake3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+// Entry layout: magic, format version, payload size, BLAKE3 of the payload, payload.
+static const char entry_magic[8] = "STLCACHE";
+enum { ENTRY_VERSION = 1, HASH_SIZE = 32, HEADER_SIZE = 8 + 4 + 8 + HASH_SIZE };
+
+void cache_hash_init(CacheHasher *h) {
+  llvm_blake3_hasher_init((llvm_blake3_hasher *)h->state);
+}
+
+void cache_hash_update(CacheHasher *h, const void *data, size_t size) {
+  // Lengths go in first: ("ab","c") and ("a","bc") must not give the same key.
+  uint64_t n = size;
+  llvm_blake3_hasher_update((llvm_blake3_hasher *)h->state, &n, sizeof n);
+  llvm_blake3_hasher_update((llvm_blake3_hasher *)h->state, data, size);
+}
+
+void cache_hash_string(CacheHasher *h, const char *s) {
+  cache_hash_update(h, s, strlen(s));
+}
+
+void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]) {
+  uint8_t digest[HASH_SIZE];
+  llvm_blake3_hasher_finalize((llvm_blake3_hasher *)h->state, digest, sizeof digest);
+  for (int i = 0; i < HASH_SIZE; i++) snprintf(key + 2 * i, 3, "%02x", digest[i]);
+}
+
+static void digest_of(const void *data, size_t size, uint8_t out[HASH_SIZE]) {
+  llvm_blake3_hasher h;
+  llvm_blake3_hasher_init(&h);
+  llvm_blake3_hasher_update(&h, data, size);
+  llvm_blake3_hasher_finalize(&h, out, HASH_SIZE);
+}
+
+static char *entry_path(const Cache *c, const char *kind, const char *key) {
+  return format("%s/%s-%s", c->dir, kind, key);
+}
+
+static int parse_duration(const char *text, uint64_t *seconds) {
+  char *end;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (end == text) return -1;
+  switch (*end) {
+  case 's': v *= 1; break;
+  case 'm': v *= 60; break;
+  case 'h': v *= 3600; break;
+  case 'd': v *= 86400; break;
+  default: return -1;
+  }
+  if (end[1]) return -1;
+  *seconds = v;
+  return 0;
+}
+
+static int parse_size(const char *text, uint64_t *bytes) {
+  char *end;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (end == text) return -1;
+  const char *units = "bkmg";
+  const char *u = *end ? strchr(units, *end | 0x20) : units;
+  if (!u || (*end && end[1])) return -1;
+  for (; u > units; u--) v *= 1024;
+  *bytes = v;
+  return 0;
+}
+
+// lld's spelling: prune_after=24h:cache_size_bytes=1g:cache_size_files=1000:prune_interval=20m
+int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg) {
+  *p = (CachePolicy){.prune_after = 7 * 86400, .prune_interval = 1200};
+  char *copy = xstrdup(text);
+  int rc = 0;
+  for (char *save, *item = strtok_r(copy, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
+    char *eq = strchr(item, '=');
+    if (!eq) goto bad;
+    *eq = 0;
+    const char *v = eq + 1;
+    if (!strcmp(item, "prune_after")) {
+      if (parse_duration(v, &p->prune_after)) goto bad;
+    } else if (!strcmp(item, "prune_interval")) {
+      if (parse_duration(v, &p->prune_interval)) goto bad;
+    } else if (!strcmp(item, "cache_size_bytes")) {
+      if (parse_size(v, &p->max_bytes)) goto bad;
+    } else if (!strcmp(item, "cache_size_files")) {
+      char *end;
+      p->max_files = strtoull(v, &end, 10);
+      if (end == v || *end) goto bad;
+    } else {
+      goto bad;
+    }
+    continue;
+  bad:
+    if (eq) *eq = '='; // name the whole item
+    *errmsg = format("invalid cache policy item '%s' (expected prune_after=DUR, "
+                     "prune_interval=DUR, cache_size_bytes=SIZE or cache_size_files=N)",
+                     item);
+    rc = -1;
+    break;
+  }
+  free(copy);
+  return rc;
+}
+
+int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg) {
+  if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+    *errmsg = format("cannot create the cache directory: %s", strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    *errmsg = xstrdup("the cache path is not a directory");
+    return -1;
+  }
+  if (access(dir, W_OK) < 0) {
+    *errmsg = format("cannot write to the cache directory: %s", strerror(errno));
+    return -1;
+  }
+  c->dir = xstrdup(dir);
+  c->policy = *policy;
+  return 0;
+}
+
+// Thread-safe: every call works on its own file; the rename makes writes atomic.
+int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) {
+  char *path = entry_path(c, kind, key);
+  Buffer b;
+  int rc = read_file(path, &b);
+  if (rc) {
+    free(path);
+    return -1;
+  }
+  uint64_t size;
+  uint32_t version;
+  uint8_t digest[HASH_SIZE];
+  bool ok = b.size >= HEADER_SIZE && !memcmp(b.data, entry_magic, 8);
+  if (ok) {
+    memcpy(&version, b.data + 8, 4);
+    memcpy(&size, b.data + 12, 8);
+    ok = version == ENTRY_VERSION && size == b.size - HEADER_SIZE;
+  }
+  if (ok) {
+    digest_of(b.data + HEADER_SIZE, size, digest);
+    ok = !memcmp(digest, b.data + 20, HASH_SIZE);
+  }
+  if (!ok) {
+    // Corrupt or truncated: a miss; the caller's cache_put replaces it.
+    note("cache: ignoring damaged entry %s", path);
+    free(b.data);
+    free(path);
+    return -1;
+  }
+  value->size = size;
+  value->data = xmalloc(size ? size : 1);
+  memcpy(value->data, b.data + HEADER_SIZE, size);
+  free(b.data);
+  free(path);
+  return 0;
+}
+
+int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value) {
+  Buffer b = {0};
+  uint32_t version = ENTRY_VERSION;
+  uint64_t size = value->size;
+  uint8_t digest[HASH_SIZE];
+  digest_of(value->data, value->size, digest);
+  buffer_append(&b, entry_magic, 8);
+  buffer_append(&b, &version, 4);
+  buffer_append(&b, &size, 8);
+  buffer_append(&b, digest, HASH_SIZE);
+  buffer_append(&b, value->data, value->size);
+  char *path = entry_path(c, kind, key);
+  int rc = write_file_atomic(path, b.data, b.size);
+  free(path);
+  free(b.data);
+  return rc;
+}
+
+typedef struct {
+  char *path;
+  time_t used;
+  uint64_t size;
+} EntryInfo;
+
+static int by_oldest(const void *a, const void *b) {
+  const EntryInfo *x = a, *y = b;
+  if (x->used != y->used) return x->used < y->used ? -1 : 1;
+  return strcmp(x->path, y->path);
+}
+
+// Removes entries unused for longer than prune_after, then the oldest ones until the cache
+// fits its size limits. Runs at most once per prune_interval (a stamp file records when).
+void cache_prune(const Cache *c) {
+  char *stamp = format("%s/.last-prune", c->dir);
+  struct stat st;
+  time_t now = time(NULL);
+  if (stat(stamp, &st) == 0 && (uint64_t)(now - st.st_mtime) < c->policy.prune_interval) {
+    free(stamp);
+    return;
+  }
+  FILE *f = fopen(stamp, "w");
+  if (f) fclose(f);
+  free(stamp);
+
+  DIR *d = opendir(c->dir);
+  if (!d) return;
+  EntryInfo *entries = NULL;
+  size_t n = 0, cap = 0;
+  uint64_t total = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.' || !strchr(e->d_name, '-')) continue;
+    char *path = format("%s/%s", c->dir, e->d_name);
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+      free(path);
+      continue;
+    }
+    time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
+    if ((uint64_t)(now - used) > c->policy.prune_after) {
+      unlink(path);
+      free(path);
+      continue;
+    }
+    if (n == cap) entries = xrealloc(entries, (cap = cap ? cap * 2 : 64) * sizeof *entries);
+    entries[n++] = (EntryInfo){path, used, (uint64_t)st.st_size};
+    total += st.st_size;
+  }
+  closedir(d);
+  qsort(entries, n, sizeof *entries, by_oldest);
+  size_t first = 0;
+  while (first < n && ((c->policy.max_bytes && total > c->policy.max_bytes) ||
+                       (c->policy.max_files && n - first > c->policy.max_files))) {
+    unlink(entries[first].path);
+    total -= entries[first].size;
+    first++;
+  }
+  for (size_t i = 0; i < n; i++) free(entries[i].path);
+  free(entries);
+}

@@ -1,0 +1,570 @@
+// The SYCL runtime metadata of one fully linked, finalized image: its property sets, computed
+// from the module as intel's sycl-post-link does. It neither encodes them nor changes the module.
+#include "sycl_thinlto.h"
+
+#include <llvm-c/Target.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
+
+//
+// Small helpers over llvm-c
+//
+
+// A set of LLVM values, by address (open addressing).
+typedef struct {
+  LLVMValueRef *slots;
+  size_t cap, count;
+} ValueSet;
+
+static size_t value_hash(LLVMValueRef v) {
+  return (size_t)(((uintptr_t)v >> 4) * 0x9e3779b97f4a7c15ull);
+}
+
+// True if V was added, false if it was there already.
+static bool value_set_add(ValueSet *s, LLVMValueRef v) {
+  if ((s->count + 1) * 2 > s->cap) {
+    ValueSet bigger = {.cap = s->cap ? s->cap * 2 : 64};
+    bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->slots[i]) value_set_add(&bigger, s->slots[i]);
+    free(s->slots);
+    *s = bigger;
+  }
+  for (size_t i = value_hash(v) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    if (s->slots[i] == v) return false;
+    if (!s->slots[i]) {
+      s->slots[i] = v;
+      s->count++;
+      return true;
+    }
+  }
+}
+
+static char *value_name(LLVMValueRef v) {
+  size_t len;
+  const char *name = LLVMGetValueName2(v, &len);
+  return xstrndup(name, len);
+}
+
+// A string function attribute as a malloc'd string, or NULL.
+static char *function_attribute(LLVMValueRef f, const char *kind) {
+  LLVMAttributeRef a =
+      LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind, (unsigned)strlen(kind));
+  if (!a) return NULL;
+  unsigned len;
+  const char *value = LLVMGetStringAttributeValue(a, &len);
+  return xstrndup(value, len);
+}
+
+static bool has_function_attribute(LLVMValueRef f, const char *kind) {
+  return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind,
+                                       (unsigned)strlen(kind)) != NULL;
+}
+
+static char *global_attribute(LLVMValueRef gv, const char *kind) {
+  const char *value;
+  size_t len;
+  return bridge_global_attribute(gv, kind, &value, &len) ? xstrndup(value, len) : NULL;
+}
+
+// The operands of metadata node KIND attached to function F (as values: integers come back
+// as ConstantInt, nested nodes as metadata values). NULL when F has none; *count set.
+static LLVMValueRef *function_metadata(LLVMValueRef f, const char *kind, unsigned *count) {
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+  unsigned kind_id = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind));
+  size_t n;
+  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &n);
+  LLVMValueRef *ops = NULL;
+  for (size_t i = 0; i < n && !ops; i++) {
+    if (LLVMValueMetadataEntriesGetKind(entries, (unsigned)i) != kind_id) continue;
+    LLVMValueRef node =
+        LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, (unsigned)i));
+    *count = LLVMGetMDNodeNumOperands(node);
+    ops = xcalloc(*count + 1, sizeof *ops);
+    LLVMGetMDNodeOperands(node, ops);
+  }
+  if (entries) LLVMDisposeValueMetadataEntries(entries);
+  return ops;
+}
+
+static bool constant_int(LLVMValueRef v, int64_t *out) {
+  if (!v || !LLVMIsAConstantInt(v)) return false;
+  *out = LLVMConstIntGetSExtValue(v);
+  return true;
+}
+
+// The entries of a comma-separated list, each added once to L.
+static void add_list_items(StringList *l, const char *list) {
+  for (const char *p = list; p && *p;) {
+    size_t len = strcspn(p, ",");
+    char *item = xstrndup(p, len);
+    if (len && !strlist_contains(l, item))
+      strlist_push(l, item);
+    else
+      free(item);
+    p += len + (p[len] == ',');
+  }
+}
+
+static int compare_strings(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// "a,b,c": the items sorted, so the value does not depend on module order.
+static char *join_sorted(StringList *l) {
+  qsort(l->items, l->count, sizeof *l->items, compare_strings);
+  Buffer b = {0};
+  for (size_t i = 0; i < l->count; i++) {
+    if (i) buffer_append(&b, ",", 1);
+    buffer_append(&b, l->items[i], strlen(l->items[i]));
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+static void strlist_free(StringList *l) {
+  for (size_t i = 0; i < l->count; i++)
+    free(l->items[i]);
+  free(l->items);
+  *l = (StringList){0};
+}
+
+static void add_string(PropertySets *p, const char *set, const char *name, const char *value) {
+  propsets_add_bytes(p, set, name, value, strlen(value));
+}
+
+//
+// Reachability: what an entry point can reach through any use (calls, addresses taken,
+// globals' initializers). Indirectly-callable functions are not entered through a reference:
+// a vtable naming them does not make the image use them (seed 002); "calls-indirectly" does.
+//
+
+typedef struct {
+  LLVMModuleRef m;
+  ValueSet seen;
+  LLVMValueRef *functions; // the functions reached, in the order found
+  size_t count, cap;
+} Reach;
+
+static void reach_value(Reach *r, LLVMValueRef v);
+
+static void reach_function(Reach *r, LLVMValueRef f, bool as_root) {
+  if (!as_root && has_function_attribute(f, "indirectly-callable")) return;
+  if (!value_set_add(&r->seen, f)) return;
+  if (r->count == r->cap) {
+    r->cap = r->cap ? r->cap * 2 : 64;
+    r->functions = xrealloc(r->functions, r->cap * sizeof *r->functions);
+  }
+  r->functions[r->count++] = f;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      int n = LLVMGetNumOperands(i);
+      for (int k = 0; k < n; k++)
+        reach_value(r, LLVMGetOperand(i, k));
+    }
+  // The sets this function calls through: every function of theirs in this module.
+  char *calls = function_attribute(f, "calls-indirectly");
+  if (calls) {
+    StringList sets = {0};
+    add_list_items(&sets, calls);
+    for (LLVMValueRef g = LLVMGetFirstFunction(r->m); g; g = LLVMGetNextFunction(g)) {
+      char *set = function_attribute(g, "indirectly-callable");
+      if (set && strlist_contains(&sets, set)) reach_function(r, g, true);
+      free(set);
+    }
+    strlist_free(&sets);
+    free(calls);
+  }
+}
+
+static void reach_value(Reach *r, LLVMValueRef v) {
+  if (!v) return;
+  if (LLVMIsAFunction(v)) {
+    reach_function(r, v, false);
+  } else if (LLVMIsAGlobalVariable(v)) {
+    if (value_set_add(&r->seen, v)) reach_value(r, LLVMGetInitializer(v));
+  } else if (LLVMIsAConstant(v) && !LLVMIsAGlobalValue(v)) {
+    if (!value_set_add(&r->seen, v)) return;
+    int n = LLVMGetNumOperands(v);
+    for (int k = 0; k < n; k++)
+      reach_value(r, LLVMGetOperand(v, k));
+  }
+}
+
+//
+// The property sets, each computed as intel computes it
+//
+
+// SYCL/devicelib req mask: the fallback libraries the image's __devicelib_ declarations need.
+static void devicelib_property(LLVMModuleRef m, PropertySets *out) {
+  uint32_t mask = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (LLVMIsDeclaration(f)) {
+      size_t len;
+      mask |= devicelib_bit(LLVMGetValueName2(f, &len));
+    }
+  propsets_add_u32(out, "SYCL/devicelib req mask", "DeviceLibReqMask", mask);
+}
+
+static void add_aspect(StringList *values, int64_t v) {
+  if (v < 0) return; // internal aspects (negative) only steer the split
+  char *s = format("%lld", (long long)v);
+  if (strlist_contains(values, s))
+    free(s);
+  else
+    strlist_push(values, s);
+}
+
+static bool type_is_fp(LLVMTypeRef t, LLVMTypeKind kind) {
+  while (t && (LLVMGetTypeKind(t) == LLVMVectorTypeKind ||
+               LLVMGetTypeKind(t) == LLVMScalableVectorTypeKind ||
+               LLVMGetTypeKind(t) == LLVMArrayTypeKind))
+    t = LLVMGetElementType(t);
+  return t && LLVMGetTypeKind(t) == kind;
+}
+
+// The aspects F uses: its sycl_used_aspects metadata (numbers, or !{!"name", i32 n} pairs),
+// and, as intel's aspect propagation infers them, fp64 and fp16 for double and half values.
+static void function_used_aspects(LLVMValueRef f, StringList *values) {
+  unsigned n = 0;
+  LLVMValueRef *ops = function_metadata(f, "sycl_used_aspects", &n);
+  for (unsigned i = 0; i < n; i++) {
+    int64_t v;
+    if (constant_int(ops[i], &v)) {
+      add_aspect(values, v);
+    } else if (ops[i] && LLVMIsAMDNode(ops[i]) && LLVMGetMDNodeNumOperands(ops[i]) == 2) {
+      LLVMValueRef pair[2];
+      LLVMGetMDNodeOperands(ops[i], pair);
+      if (constant_int(pair[1], &v)) add_aspect(values, v);
+    }
+  }
+  free(ops);
+  bool fp64 = false, fp16 = false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMTypeRef types[2] = {LLVMTypeOf(i), NULL};
+      if (LLVMIsAAllocaInst(i)) types[1] = LLVMGetAllocatedType(i);
+      for (int k = 0; k < 2; k++) {
+        fp64 |= type_is_fp(types[k], LLVMDoubleTypeKind);
+        fp16 |= type_is_fp(types[k], LLVMHalfTypeKind);
+      }
+      int ops_n = LLVMGetNumOperands(i);
+      for (int k = 0; k < ops_n; k++) {
+        LLVMValueRef op = LLVMGetOperand(i, k);
+        if (!op || LLVMIsABasicBlock(op) || LLVMIsAFunction(op)) continue;
+        LLVMTypeRef t = LLVMTypeOf(op);
+        if (LLVMGetTypeKind(t) == LLVMMetadataTypeKind) continue;
+        fp64 |= type_is_fp(t, LLVMDoubleTypeKind);
+        fp16 |= type_is_fp(t, LLVMHalfTypeKind);
+      }
+    }
+  if (fp64) add_aspect(values, 6);
+  if (fp16) add_aspect(values, 5);
+}
+
+static int compare_numbers(const void *a, const void *b) {
+  long long x = atoll(*(char *const *)a), y = atoll(*(char *const *)b);
+  return x < y ? -1 : x > y;
+}
+
+static void add_u32_array(PropertySets *out, const char *set, const char *name,
+                          const uint32_t *values, size_t n) {
+  uint8_t *bytes = xcalloc(n ? n : 1, 4);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++)
+      bytes[4 * i + k] = values[i] >> (8 * k) & 0xff;
+  propsets_add_bytes(out, set, name, bytes, 4 * n);
+  free(bytes);
+}
+
+// SYCL/device requirements (intel's SYCLDeviceRequirements, keys in its std::map order):
+// aspects of what the entry points reach (always present, possibly empty), fixed_target,
+// reqd_sub_group_size of the entry points, reqd_work_group_size_uint64_t and
+// work_group_num_dim of the module's functions.
+static void requirements_property(LLVMModuleRef m, const Reach *reach, const StringList *entries,
+                                  PropertySets *out) {
+  const char *set = "SYCL/device requirements";
+  StringList aspects = {0};
+  for (size_t i = 0; i < reach->count; i++)
+    function_used_aspects(reach->functions[i], &aspects);
+  if (aspects.count) qsort(aspects.items, aspects.count, sizeof *aspects.items, compare_numbers);
+  uint32_t *values = xcalloc(aspects.count ? aspects.count : 1, sizeof *values);
+  for (size_t i = 0; i < aspects.count; i++)
+    values[i] = (uint32_t)atoll(aspects.items[i]);
+  add_u32_array(out, set, "aspects", values, aspects.count);
+  free(values);
+  strlist_free(&aspects);
+
+  StringList fixed = {0};
+  uint64_t wg[3];
+  unsigned wg_dims = 0;
+  bool have_wg = false, have_num_dim = false, have_sub_group = false;
+  uint32_t num_dim = 0, sub_group = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    unsigned n = 0;
+    int64_t v;
+    LLVMValueRef *ops = function_metadata(f, "sycl_fixed_targets", &n);
+    for (unsigned i = 0; i < n; i++)
+      if (constant_int(ops[i], &v)) add_aspect(&fixed, v);
+    free(ops);
+    ops = function_metadata(f, "work_group_num_dim", &n);
+    // As intel: taken while no reqd_work_group_size has been seen.
+    if (ops && n >= 1 && constant_int(ops[0], &v) && !have_wg) {
+      num_dim = (uint32_t)v;
+      have_num_dim = true;
+    }
+    free(ops);
+    ops = function_metadata(f, "reqd_work_group_size", &n);
+    if (ops && !have_wg && n >= 1 && n <= 3) {
+      have_wg = true;
+      for (unsigned i = 0; i < n; i++)
+        wg[wg_dims++] = constant_int(ops[i], &v) ? (uint64_t)v : 0;
+    }
+    free(ops);
+    if (!have_sub_group) { // the first entry point's, as intel
+      char *name = value_name(f);
+      ops = strlist_contains(entries, name) ? function_metadata(f, "intel_reqd_sub_group_size", &n)
+                                            : NULL;
+      if (ops && n >= 1 && constant_int(ops[0], &v)) {
+        sub_group = (uint32_t)v;
+        have_sub_group = true;
+      }
+      free(ops);
+      free(name);
+    }
+  }
+  if (fixed.count) {
+    qsort(fixed.items, fixed.count, sizeof *fixed.items, compare_numbers);
+    uint32_t *targets = xcalloc(fixed.count, sizeof *targets);
+    for (size_t i = 0; i < fixed.count; i++)
+      targets[i] = (uint32_t)atoll(fixed.items[i]);
+    add_u32_array(out, set, "fixed_target", targets, fixed.count);
+    free(targets);
+  }
+  strlist_free(&fixed);
+  if (have_sub_group) propsets_add_u32(out, set, "reqd_sub_group_size", sub_group);
+  if (have_wg) {
+    uint8_t bytes[24];
+    for (unsigned i = 0; i < wg_dims; i++)
+      for (int k = 0; k < 8; k++)
+        bytes[8 * i + k] = wg[i] >> (8 * k) & 0xff;
+    propsets_add_bytes(out, set, "reqd_work_group_size_uint64_t", bytes, 8 * wg_dims);
+  }
+  if (have_num_dim) propsets_add_u32(out, set, "work_group_num_dim", num_dim);
+}
+
+bool is_importable_declaration(LLVMValueRef f) {
+  if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f)) return false;
+  if (has_function_attribute(f, "indirectly-callable")) return false; // linked by set (002)
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  if (!strncmp(name, "llvm.", 5) || !strncmp(name, "__spirv_", 8) || !strncmp(name, "__sycl_", 7))
+    return false;
+  return !is_implementation_name(name);
+}
+
+static bool is_device_global_declaration(LLVMValueRef gv) {
+  if (!LLVMIsDeclaration(gv) || LLVMGetLinkage(gv) != LLVMExternalLinkage) return false;
+  LLVMTypeRef t = LLVMGlobalGetValueType(gv);
+  const char *name = LLVMGetTypeKind(t) == LLVMStructTypeKind ? LLVMGetStructName(t) : NULL;
+  return name && strstr(name, "device_global");
+}
+
+// SYCL/exported symbols and SYCL/imported symbols (seed 000), under
+// --allow-device-image-dependencies only.
+static void symbol_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets *out) {
+  for (size_t i = 0; in->exported && i < in->exported->count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, in->exported->items[i]);
+    if (!f || LLVMIsDeclaration(f) || LLVMGetFunctionCallConv(f) != CC_SPIR_FUNC) continue;
+    if (LLVMGetLinkage(f) == LLVMInternalLinkage || LLVMGetLinkage(f) == LLVMPrivateLinkage)
+      continue;
+    if (has_function_attribute(f, "indirectly-callable")) continue;
+    propsets_add_u32(out, "SYCL/exported symbols", in->exported->items[i], 1);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    // Exported device_global variables: defined, external, not per image.
+    char *scope = global_attribute(g, "sycl-device-image-scope");
+    char *size = global_attribute(g, "sycl-device-global-size");
+    if (size && !LLVMIsDeclaration(g) && LLVMGetLinkage(g) == LLVMExternalLinkage &&
+        (!scope || !strcmp(scope, "false"))) {
+      char *name = value_name(g);
+      propsets_add_u32(out, "SYCL/exported symbols", name, 1);
+      free(name);
+    }
+    free(scope);
+    free(size);
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (is_importable_declaration(f) && LLVMGetFirstUse(f)) {
+      char *name = value_name(f);
+      propsets_add_u32(out, "SYCL/imported symbols", name, 1);
+      free(name);
+    }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    if (is_device_global_declaration(g)) {
+      char *name = value_name(g);
+      propsets_add_u32(out, "SYCL/imported symbols", name, 1);
+      free(name);
+    }
+}
+
+// SYCL/misc properties: optLevel from the first entry point with "sycl-optlevel", else the
+// level the link was given.
+static void misc_property(LLVMModuleRef m, const StringList *entries, int opt_level,
+                          PropertySets *out) {
+  int level = -1;
+  for (size_t i = 0; i < entries->count && level < 0; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, entries->items[i]);
+    char *value = f ? function_attribute(f, "sycl-optlevel") : NULL;
+    char *end;
+    if (value && *value) {
+      long v = strtol(value, &end, 10);
+      if (!*end && v >= 0) level = (int)v;
+    }
+    free(value);
+  }
+  if (level < 0) level = opt_level;
+  if (level >= 0) propsets_add_u32(out, "SYCL/misc properties", "optLevel", (uint32_t)level);
+}
+
+// SYCL/device globals: per global with "sycl-unique-id", {u32 size, u8 device_image_scope,
+// 3 bytes of padding}: intel's DeviceGlobalProperty as the runtime reads it.
+static void device_globals_property(LLVMModuleRef m, PropertySets *out) {
+  LLVMTargetDataRef layout = LLVMGetModuleDataLayout(m);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    char *id = global_attribute(g, "sycl-unique-id");
+    if (!id) continue;
+    char *size_text = global_attribute(g, "sycl-device-global-size");
+    char *scope = global_attribute(g, "sycl-device-image-scope");
+    uint32_t size = size_text ? (uint32_t)strtoul(size_text, NULL, 10)
+                              : (uint32_t)LLVMABISizeOfType(layout, LLVMGlobalGetValueType(g));
+    uint8_t bytes[8] = {size & 0xff, size >> 8 & 0xff, size >> 16 & 0xff, size >> 24,
+                        scope && strcmp(scope, "false") ? 1 : 0};
+    propsets_add_bytes(out, "SYCL/device globals", id, bytes, sizeof bytes);
+    free(id);
+    free(size_text);
+    free(scope);
+  }
+}
+
+// SYCL/virtual functions (seed 002). An image without kernels that defines an
+// "indirectly-callable" function holds that set (and may be its dummy). Other images name the
+// sets their functions call ("calls-indirectly") and the sets of the indirectly-callable
+// functions their globals (vtables) refer to.
+static void collect_vtable_sets(LLVMValueRef v, ValueSet *seen, StringList *sets) {
+  if (!v || !value_set_add(seen, v)) return;
+  if (LLVMIsAFunction(v)) {
+    char *set = function_attribute(v, "indirectly-callable");
+    if (set) add_list_items(sets, set);
+    free(set);
+    return;
+  }
+  if (LLVMIsAGlobalVariable(v)) {
+    collect_vtable_sets(LLVMGetInitializer(v), seen, sets);
+    return;
+  }
+  if (!LLVMIsAConstant(v)) return;
+  int n = LLVMGetNumOperands(v);
+  for (int k = 0; k < n; k++)
+    collect_vtable_sets(LLVMGetOperand(v, k), seen, sets);
+}
+
+static void virtual_functions_property(LLVMModuleRef m, const PropertyInputs *in,
+                                       PropertySets *out) {
+  const char *vf = "SYCL/virtual functions";
+  if (!in->kernels || !in->kernels->count) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+      char *set = LLVMIsDeclaration(f) ? NULL : function_attribute(f, "indirectly-callable");
+      if (!set) continue;
+      add_string(out, vf, "virtual-functions-set", set);
+      if (in->dummy_image) propsets_add_u32(out, vf, "dummy-image", 1);
+      free(set);
+      return;
+    }
+  }
+  StringList calls = {0}, creates = {0};
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    char *list = function_attribute(f, "calls-indirectly");
+    add_list_items(&calls, list);
+    free(list);
+  }
+  ValueSet seen = {0};
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    collect_vtable_sets(LLVMGetInitializer(g), &seen, &creates);
+  free(seen.slots);
+  if (calls.count) {
+    char *value = join_sorted(&calls);
+    add_string(out, vf, "calls-virtual-functions-set", value);
+    free(value);
+  }
+  if (creates.count) {
+    char *value = join_sorted(&creates);
+    add_string(out, vf, "creates-virtual-functions-set", value);
+    free(value);
+  }
+  strlist_free(&calls);
+  strlist_free(&creates);
+}
+
+// SYCL/assert used: the kernels from which __devicelib_assert_fail can be reached.
+static void assert_property(LLVMModuleRef m, const StringList *kernels, PropertySets *out) {
+  LLVMValueRef assert_fail = LLVMGetNamedFunction(m, "__devicelib_assert_fail");
+  if (!assert_fail) return;
+  for (size_t i = 0; kernels && i < kernels->count; i++) {
+    LLVMValueRef k = LLVMGetNamedFunction(m, kernels->items[i]);
+    if (!k) continue;
+    Reach r = {.m = m};
+    reach_function(&r, k, true);
+    bool found = false;
+    for (size_t j = 0; j < r.count && !found; j++)
+      found = r.functions[j] == assert_fail;
+    if (found) propsets_add_u32(out, "SYCL/assert used", kernels->items[i], 1);
+    free(r.functions);
+    free(r.seen.slots);
+  }
+}
+
+void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets *out) {
+  *out = (PropertySets){0};
+  // Entry points: the kernels, the SYCL_EXTERNAL functions kept external, and in a set image
+  // the set's functions.
+  StringList entries = {0};
+  for (size_t i = 0; in->kernels && i < in->kernels->count; i++)
+    strlist_push(&entries, in->kernels->items[i]);
+  for (size_t i = 0; in->exported && i < in->exported->count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, in->exported->items[i]);
+    if (f && !LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMExternalLinkage)
+      strlist_push(&entries, in->exported->items[i]);
+  }
+  Reach reach = {.m = m};
+  for (size_t i = 0; i < entries.count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, entries.items[i]);
+    if (f) reach_function(&reach, f, true);
+  }
+  if (!in->kernels || !in->kernels->count)
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+      if (!LLVMIsDeclaration(f) && has_function_attribute(f, "indirectly-callable"))
+        reach_function(&reach, f, true);
+
+  devicelib_property(m, out);
+  requirements_property(m, &reach, &entries, out);
+  if (in->allow_dependencies) symbol_properties(m, in, out);
+  misc_property(m, &entries, in->opt_level, out);
+  device_globals_property(m, out);
+  virtual_functions_property(m, in, out);
+  assert_property(m, in->kernels, out);
+
+  free(reach.functions);
+  free(reach.seen.slots);
+  free(entries.items); // the names belong to the caller
+}
+
+bool is_dummy_image(const InputImage *input, LLVMModuleRef m) {
+  for (size_t i = 0; input && i < input->num_keys; i++)
+    if (!strcmp(input->keys[i].key, SPLIT_DUMMY_KEY) && !strcmp(input->keys[i].value, "1"))
+      return true;
+  return m && LLVMGetNamedMetadata(m, SPLIT_DUMMY_METADATA, strlen(SPLIT_DUMMY_METADATA));
+}

@@ -1,0 +1,604 @@
+// SYCL property sets: building them, and their two encodings, upstream's JSON (standard
+// Base64) and intel's .prop text (its own Base64 variant). It computes no property.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+//
+// Building
+//
+
+static PropertySet *find_set(const PropertySets *p, const char *name) {
+  for (size_t i = 0; i < p->count; i++)
+    if (!strcmp(p->sets[i].name, name)) return &p->sets[i];
+  return NULL;
+}
+
+static PropertySet *get_or_add_set(PropertySets *p, const char *name) {
+  PropertySet *s = find_set(p, name);
+  if (s) return s;
+  if (p->count == p->cap) {
+    p->cap = p->cap ? p->cap * 2 : 8;
+    p->sets = xrealloc(p->sets, p->cap * sizeof *p->sets);
+  }
+  s = &p->sets[p->count++];
+  *s = (PropertySet){.name = xstrdup(name)};
+  return s;
+}
+
+// A property of that name is replaced (as intel's reader does); sets and properties
+// otherwise keep the order they were added in, which is the order .prop text shows.
+static Property *get_or_add_property(PropertySets *p, const char *set, const char *name) {
+  PropertySet *s = get_or_add_set(p, set);
+  for (size_t i = 0; i < s->count; i++)
+    if (!strcmp(s->props[i].name, name)) {
+      free(s->props[i].bytes.data);
+      s->props[i].bytes = (Buffer){0};
+      return &s->props[i];
+    }
+  if (s->count == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 8;
+    s->props = xrealloc(s->props, s->cap * sizeof *s->props);
+  }
+  Property *prop = &s->props[s->count++];
+  *prop = (Property){.name = xstrdup(name)};
+  return prop;
+}
+
+void propsets_add_u32(PropertySets *p, const char *set, const char *name, uint32_t value) {
+  Property *prop = get_or_add_property(p, set, name);
+  prop->type = PROP_UINT32;
+  prop->u32 = value;
+}
+
+void propsets_add_bytes(PropertySets *p, const char *set, const char *name, const void *data,
+                        size_t size) {
+  Property *prop = get_or_add_property(p, set, name);
+  prop->type = PROP_BYTES;
+  prop->bytes.data = xmalloc(size);
+  if (size) memcpy(prop->bytes.data, data, size);
+  prop->bytes.size = size;
+}
+
+const Property *propsets_find(const PropertySets *p, const char *set, const char *name) {
+  const PropertySet *s = find_set(p, set);
+  if (!s) return NULL;
+  for (size_t i = 0; i < s->count; i++)
+    if (!strcmp(s->props[i].name, name)) return &s->props[i];
+  return NULL;
+}
+
+const PropertySet *propsets_find_set(const PropertySets *p, const char *set) {
+  return find_set(p, set);
+}
+
+void propsets_free(PropertySets *p) {
+  for (size_t i = 0; i < p->count; i++) {
+    PropertySet *s = &p->sets[i];
+    for (size_t j = 0; j < s->count; j++) {
+      free(s->props[j].name);
+      free(s->props[j].bytes.data);
+    }
+    free(s->props);
+    free(s->name);
+  }
+  free(p->sets);
+  *p = (PropertySets){0};
+}
+
+//
+// Base64, both flavours
+//
+
+static const char base64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int base64_digit(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// RFC 4648: the most significant bits first, '=' padding to a multiple of four.
+char *base64_encode(const void *data, size_t size) {
+  const uint8_t *in = data;
+  char *out = xmalloc((size + 2) / 3 * 4 + 1), *o = out;
+  for (size_t i = 0; i < size; i += 3) {
+    uint32_t group = (uint32_t)in[i] << 16;
+    if (i + 1 < size) group |= (uint32_t)in[i + 1] << 8;
+    if (i + 2 < size) group |= in[i + 2];
+    *o++ = base64_alphabet[group >> 18 & 63];
+    *o++ = base64_alphabet[group >> 12 & 63];
+    *o++ = i + 1 < size ? base64_alphabet[group >> 6 & 63] : '=';
+    *o++ = i + 2 < size ? base64_alphabet[group & 63] : '=';
+  }
+  *o = 0;
+  return out;
+}
+
+int base64_decode(const char *text, size_t len, Buffer *out) {
+  *out = (Buffer){0};
+  if (len % 4) return -EINVAL;
+  size_t pad = 0;
+  while (pad < 2 && pad < len && text[len - 1 - pad] == '=')
+    pad++;
+  uint8_t *bytes = xmalloc(len / 4 * 3 + 1);
+  size_t n = 0;
+  for (size_t i = 0; i < len; i += 4) {
+    uint32_t group = 0;
+    for (size_t k = 0; k < 4; k++) {
+      int d = i + k >= len - pad ? 0 : base64_digit(text[i + k]);
+      if (d < 0) {
+        free(bytes);
+        return -EINVAL;
+      }
+      group = group << 6 | (uint32_t)d;
+    }
+    bytes[n++] = group >> 16;
+    bytes[n++] = group >> 8 & 0xff;
+    bytes[n++] = group & 0xff;
+  }
+  out->data = bytes;
+  out->size = n - pad;
+  return 0;
+}
+
+// intel's variant (llvm/Support/Base64 in intel/llvm): each group of three bytes is read as
+// one 24-bit little-endian number and written six bits at a time, least significant first;
+// no padding: a last byte gives two characters, a last pair three.
+char *base64_encode_intel(const void *data, size_t size) {
+  const uint8_t *in = data;
+  char *out = xmalloc((size * 8 + 5) / 6 + 1), *o = out;
+  for (size_t i = 0; i < size; i += 3) {
+    size_t left = size - i < 3 ? size - i : 3;
+    uint32_t group = in[i];
+    if (left > 1) group |= (uint32_t)in[i + 1] << 8;
+    if (left > 2) group |= (uint32_t)in[i + 2] << 16;
+    for (size_t k = 0; k < left + 1; k++)
+      *o++ = base64_alphabet[group >> (6 * k) & 63];
+  }
+  *o = 0;
+  return out;
+}
+
+int base64_decode_intel(const char *text, size_t len, Buffer *out) {
+  *out = (Buffer){0};
+  if (len % 4 == 1) return -EINVAL;
+  uint8_t *bytes = xmalloc(len / 4 * 3 + 3);
+  size_t n = 0;
+  for (size_t i = 0; i < len; i += 4) {
+    size_t chars = len - i < 4 ? len - i : 4;
+    uint32_t group = 0;
+    for (size_t k = 0; k < chars; k++) {
+      int d = base64_digit(text[i + k]);
+      if (d < 0) {
+        free(bytes);
+        return -EINVAL;
+      }
+      group |= (uint32_t)d << (6 * k);
+    }
+    for (size_t k = 0; k + 1 < chars; k++)
+      bytes[n++] = group >> (8 * k) & 0xff;
+  }
+  out->data = bytes;
+  out->size = n;
+  return 0;
+}
+
+//
+// Upstream JSON (llvm/lib/Frontend/Offloading/PropertySet.cpp): upstream keeps sets and
+// properties in std::map, so both are written sorted by name, compactly.
+//
+
+static void json_append_string(Buffer *b, const char *s) {
+  buffer_append(b, "\"", 1);
+  for (; *s; s++) {
+    unsigned char c = *s;
+    char esc[8];
+    const char *e = NULL;
+    switch (c) {
+    case '"':
+      e = "\\\"";
+      break;
+    case '\\':
+      e = "\\\\";
+      break;
+    case '\b':
+      e = "\\b";
+      break;
+    case '\f':
+      e = "\\f";
+      break;
+    case '\n':
+      e = "\\n";
+      break;
+    case '\r':
+      e = "\\r";
+      break;
+    case '\t':
+      e = "\\t";
+      break;
+    default:
+      if (c < 0x20) {
+        snprintf(esc, sizeof esc, "\\u%04x", c);
+        e = esc;
+      }
+    }
+    if (e)
+      buffer_append(b, e, strlen(e));
+    else
+      buffer_append(b, s, 1);
+  }
+  buffer_append(b, "\"", 1);
+}
+
+static int compare_set_names(const void *a, const void *b) {
+  return strcmp((*(const PropertySet *const *)a)->name, (*(const PropertySet *const *)b)->name);
+}
+
+static int compare_property_names(const void *a, const void *b) {
+  return strcmp((*(const Property *const *)a)->name, (*(const Property *const *)b)->name);
+}
+
+char *propsets_to_json(const PropertySets *p) {
+  Buffer b = {0};
+  const PropertySet **sets = xcalloc(p->count, sizeof *sets);
+  for (size_t i = 0; i < p->count; i++)
+    sets[i] = &p->sets[i];
+  qsort(sets, p->count, sizeof *sets, compare_set_names);
+  buffer_append(&b, "{", 1);
+  for (size_t i = 0; i < p->count; i++) {
+    const PropertySet *s = sets[i];
+    if (i) buffer_append(&b, ",", 1);
+    json_append_string(&b, s->name);
+    buffer_append(&b, ":{", 2);
+    const Property **props = xcalloc(s->count, sizeof *props);
+    for (size_t j = 0; j < s->count; j++)
+      props[j] = &s->props[j];
+    qsort(props, s->count, sizeof *props, compare_property_names);
+    for (size_t j = 0; j < s->count; j++) {
+      if (j) buffer_append(&b, ",", 1);
+      json_append_string(&b, props[j]->name);
+      buffer_append(&b, ":", 1);
+      char *value = props[j]->type == PROP_UINT32
+                        ? format("%u", (unsigned)props[j]->u32)
+                        : base64_encode(props[j]->bytes.data, props[j]->bytes.size);
+      if (props[j]->type == PROP_UINT32)
+        buffer_append(&b, value, strlen(value));
+      else
+        json_append_string(&b, value);
+      free(value);
+    }
+    free(props);
+    buffer_append(&b, "}", 1);
+  }
+  free(sets);
+  buffer_append(&b, "}", 2); // with the terminating NUL
+  return (char *)b.data;
+}
+
+// A reader for exactly the shape above: an object of objects of unsigned integers and
+// strings. Errors name the byte offset.
+typedef struct {
+  const char *text, *p;
+  char *error;
+} JsonReader;
+
+static bool json_fail(JsonReader *r, const char *what) {
+  if (!r->error)
+    r->error = format("invalid property JSON at byte %zu: %s", (size_t)(r->p - r->text), what);
+  return false;
+}
+
+static void json_skip_space(JsonReader *r) {
+  while (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')
+    r->p++;
+}
+
+static bool json_expect(JsonReader *r, char c) {
+  json_skip_space(r);
+  if (*r->p != c) {
+    char what[32];
+    snprintf(what, sizeof what, "expected '%c'", c);
+    return json_fail(r, what);
+  }
+  r->p++;
+  return true;
+}
+
+static void append_utf8(Buffer *b, uint32_t cp) {
+  uint8_t u[4];
+  size_t n;
+  if (cp < 0x80) {
+    u[0] = cp, n = 1;
+  } else if (cp < 0x800) {
+    u[0] = 0xc0 | cp >> 6, u[1] = 0x80 | (cp & 0x3f), n = 2;
+  } else if (cp < 0x10000) {
+    u[0] = 0xe0 | cp >> 12, u[1] = 0x80 | (cp >> 6 & 0x3f), u[2] = 0x80 | (cp & 0x3f), n = 3;
+  } else {
+    u[0] = 0xf0 | cp >> 18, u[1] = 0x80 | (cp >> 12 & 0x3f), u[2] = 0x80 | (cp >> 6 & 0x3f);
+    u[3] = 0x80 | (cp & 0x3f), n = 4;
+  }
+  buffer_append(b, u, n);
+}
+
+static bool json_hex4(JsonReader *r, uint32_t *out) {
+  *out = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = r->p[i];
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0) return json_fail(r, "bad \\u escape");
+    *out = *out << 4 | (uint32_t)d;
+  }
+  r->p += 4;
+  return true;
+}
+
+// A string value, malloc'd into *out (NUL-terminated).
+static bool json_string(JsonReader *r, char **out) {
+  if (!json_expect(r, '"')) return false;
+  Buffer b = {0};
+  for (;;) {
+    unsigned char c = *r->p;
+    if (!c) {
+      free(b.data);
+      return json_fail(r, "unterminated string");
+    }
+    r->p++;
+    if (c == '"') break;
+    if (c < 0x20) {
+      free(b.data);
+      return json_fail(r, "control character in string");
+    }
+    if (c != '\\') {
+      buffer_append(&b, &c, 1);
+      continue;
+    }
+    char e = *r->p++;
+    const char *simple = strchr("\"\\/bfnrt", e);
+    if (e && simple) {
+      static const char decoded[] = "\"\\/\b\f\n\r\t";
+      buffer_append(&b, &decoded[simple - "\"\\/bfnrt"], 1);
+      continue;
+    }
+    uint32_t cp;
+    if (e != 'u' || !json_hex4(r, &cp)) {
+      free(b.data);
+      return json_fail(r, "bad escape");
+    }
+    if (cp >= 0xd800 && cp < 0xdc00 && r->p[0] == '\\' && r->p[1] == 'u') {
+      r->p += 2;
+      uint32_t low;
+      if (!json_hex4(r, &low) || low < 0xdc00 || low >= 0xe000) {
+        free(b.data);
+        return json_fail(r, "bad surrogate pair");
+      }
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+    }
+    append_utf8(&b, cp);
+  }
+  buffer_append(&b, "", 1);
+  *out = (char *)b.data;
+  return true;
+}
+
+static bool json_property(JsonReader *r, PropertySets *out, const char *set, const char *name) {
+  json_skip_space(r);
+  if (*r->p == '"') {
+    char *text;
+    if (!json_string(r, &text)) return false;
+    Buffer bytes;
+    int rc = base64_decode(text, strlen(text), &bytes);
+    free(text);
+    if (rc) return json_fail(r, "a string value is not Base64");
+    propsets_add_bytes(out, set, name, bytes.data, bytes.size);
+    free(bytes.data);
+    return true;
+  }
+  if (*r->p < '0' || *r->p > '9') return json_fail(r, "expected an unsigned integer or a string");
+  uint64_t v = 0;
+  while (*r->p >= '0' && *r->p <= '9') {
+    v = v * 10 + (uint64_t)(*r->p++ - '0');
+    if (v > UINT32_MAX) return json_fail(r, "integer value does not fit in 32 bits");
+  }
+  if (*r->p == '.' || *r->p == 'e' || *r->p == 'E') return json_fail(r, "expected an integer");
+  propsets_add_u32(out, set, name, (uint32_t)v);
+  return true;
+}
+
+// Calls member(r, out, key) for each member of an object; the key is freed after.
+static bool json_object(JsonReader *r, PropertySets *out, const char *set,
+                        bool (*member)(JsonReader *, PropertySets *, const char *, const char *)) {
+  if (!json_expect(r, '{')) return false;
+  json_skip_space(r);
+  if (*r->p == '}') {
+    r->p++;
+    return true;
+  }
+  for (;;) {
+    char *key;
+    if (!json_string(r, &key)) return false;
+    bool ok = json_expect(r, ':') && member(r, out, set, key);
+    free(key);
+    if (!ok) return false;
+    json_skip_space(r);
+    if (*r->p == ',') {
+      r->p++;
+      continue;
+    }
+    return json_expect(r, '}');
+  }
+}
+
+static bool json_set(JsonReader *r, PropertySets *out, const char *unused, const char *set) {
+  (void)unused;
+  get_or_add_set(out, set); // an empty set is kept
+  return json_object(r, out, set, json_property);
+}
+
+int propsets_from_json(const char *json, PropertySets *out, char **errmsg) {
+  *out = (PropertySets){0};
+  JsonReader r = {.text = json, .p = json};
+  if (json_object(&r, out, NULL, json_set)) {
+    json_skip_space(&r);
+    if (!*r.p) return 0;
+    json_fail(&r, "trailing characters");
+  }
+  propsets_free(out);
+  *errmsg = r.error;
+  return -1;
+}
+
+//
+// intel's .prop text (llvm/Support/PropertySetIO in intel/llvm)
+//
+
+char *propsets_to_prop(const PropertySets *p) {
+  Buffer b = {0};
+  for (size_t i = 0; i < p->count; i++) {
+    const PropertySet *s = &p->sets[i];
+    char *line = format("[%s]\n", s->name);
+    buffer_append(&b, line, strlen(line));
+    free(line);
+    for (size_t j = 0; j < s->count; j++) {
+      const Property *prop = &s->props[j];
+      if (prop->type == PROP_UINT32) {
+        line = format("%s=1|%u\n", prop->name, (unsigned)prop->u32);
+      } else {
+        // The value is the bit count, 8 bytes little-endian, then the bytes.
+        size_t n = prop->bytes.size;
+        uint8_t *raw = xmalloc(8 + n);
+        uint64_t bits = (uint64_t)n * 8;
+        for (int k = 0; k < 8; k++)
+          raw[k] = bits >> (8 * k) & 0xff;
+        if (n) memcpy(raw + 8, prop->bytes.data, n);
+        char *encoded = base64_encode_intel(raw, 8 + n);
+        line = format("%s=2|%s\n", prop->name, encoded);
+        free(encoded);
+        free(raw);
+      }
+      buffer_append(&b, line, strlen(line));
+      free(line);
+    }
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+static int prop_line_error(PropertySets *out, char **errmsg, size_t line_no, const char *what) {
+  propsets_free(out);
+  *errmsg = format("invalid property text at line %zu: %s", line_no, what);
+  return -1;
+}
+
+int propsets_from_prop(const char *text, PropertySets *out, char **errmsg) {
+  *out = (PropertySets){0};
+  char *set = NULL;
+  size_t line_no = 0;
+  int rc = 0;
+  for (const char *p = text; *p && !rc;) {
+    size_t len = strcspn(p, "\n");
+    char *line = xstrndup(p, len);
+    if (len && line[len - 1] == '\r') line[--len] = 0;
+    p += len + (p[len] == '\n');
+    line_no++;
+    if (!len) {
+      free(line);
+      continue;
+    }
+    if (line[0] == '[') {
+      char *end = strrchr(line, ']');
+      if (!end) {
+        rc = prop_line_error(out, errmsg, line_no, "no ']' after the set name");
+      } else {
+        free(set);
+        set = xstrndup(line + 1, end - line - 1);
+        get_or_add_set(out, set);
+      }
+      free(line);
+      continue;
+    }
+    char *eq = strchr(line, '='), *bar = eq ? strchr(eq, '|') : NULL;
+    if (!set)
+      rc = prop_line_error(out, errmsg, line_no, "a property before any [set]");
+    else if (!eq || eq == line || !bar || bar == eq + 1 || !bar[1])
+      rc = prop_line_error(out, errmsg, line_no, "expected NAME=TYPE|VALUE");
+    else {
+      *eq = 0;
+      *bar = 0;
+      char *tail;
+      errno = 0;
+      unsigned long type = strtoul(eq + 1, &tail, 10);
+      const char *value = bar + 1;
+      if (*tail || (type != PROP_UINT32 && type != PROP_BYTES)) {
+        rc = prop_line_error(out, errmsg, line_no, "unsupported property type");
+      } else if (type == PROP_UINT32) {
+        unsigned long long v = strtoull(value, &tail, 10);
+        if (*tail || value[0] == '-' || errno || v > UINT32_MAX)
+          rc = prop_line_error(out, errmsg, line_no, "invalid uint32 value");
+        else
+          propsets_add_u32(out, set, line, (uint32_t)v);
+      } else {
+        Buffer raw;
+        uint64_t bits = 0;
+        if (base64_decode_intel(value, strlen(value), &raw) || raw.size < 8) {
+          free(raw.data);
+          rc = prop_line_error(out, errmsg, line_no, "invalid byte-array value");
+        } else {
+          for (int k = 0; k < 8; k++)
+            bits |= (uint64_t)raw.data[k] << (8 * k);
+          uint64_t n = (bits + 7) / 8;
+          if (n > raw.size - 8)
+            rc = prop_line_error(out, errmsg, line_no, "byte array shorter than its bit count");
+          else
+            propsets_add_bytes(out, set, line, raw.data + 8, (size_t)n);
+          free(raw.data);
+        }
+      }
+    }
+    free(line);
+  }
+  free(set);
+  if (!rc && !out->count) {
+    *errmsg = xstrdup("invalid property text: no property set");
+    return -1;
+  }
+  return rc;
+}
+
+// sycl-post-link's order of the sets it writes; sets it does not know go last, by name.
+static const char *const intel_set_order[] = {
+    "SYCL/devicelib req mask",       "SYCL/device requirements",
+    "SYCL/specialization constants", "SYCL/specialization constants default values",
+    "SYCL/kernel param opt",         "SYCL/exported symbols",
+    "SYCL/imported symbols",         "SYCL/program metadata",
+    "SYCL/misc properties",          "SYCL/implicit local arg",
+    "SYCL/device globals",           "SYCL/virtual functions",
+    "SYCL/registered kernels",       "SYCL/assert used",
+};
+
+static size_t intel_rank(const char *set) {
+  size_t n = sizeof intel_set_order / sizeof *intel_set_order;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(intel_set_order[i], set)) return i;
+  return n;
+}
+
+static int compare_intel_order(const void *a, const void *b) {
+  const PropertySet *x = a, *y = b;
+  size_t rx = intel_rank(x->name), ry = intel_rank(y->name);
+  return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+void propsets_order_as_intel(PropertySets *p) {
+  if (p->count) qsort(p->sets, p->count, sizeof *p->sets, compare_intel_order);
+}

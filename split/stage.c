@@ -1,0 +1,157 @@
+// The link-time split stage: every user image not split at compile time is split, in
+// parallel across inputs, and replaced by its images. It does not resolve or link anything.
+#include "sycl_thinlto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int split_bitcode(const uint8_t *data, size_t size, const char *name, const SplitOptions *o,
+                  SplitResult *out, bool *already_split, char **errmsg) {
+  *out = (SplitResult){0};
+  *already_split = false;
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef m;
+  int status = module_parse(ctx, data, size, name, false, &m, errmsg);
+  if (status == 0 && module_is_split(m)) {
+    *already_split = true;
+    LLVMDisposeModule(m);
+  } else if (status == 0) {
+    status = split_module(m, o, out, errmsg);
+  }
+  context_dispose(ctx);
+  return status;
+}
+
+static void push_key(OffloadString **keys, size_t *count, const char *key, const char *value) {
+  for (size_t i = 0; i < *count; i++)
+    if (!strcmp((*keys)[i].key, key)) {
+      (*keys)[i].value = value;
+      return;
+    }
+  *keys = xrealloc(*keys, (*count + 1) * sizeof(OffloadString));
+  (*keys)[(*count)++] = (OffloadString){key, value};
+}
+
+void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadString *input_keys,
+                      size_t num_input_keys, OffloadString **keys, size_t *count) {
+  *keys = NULL;
+  *count = 0;
+  for (size_t i = 0; i < num_input_keys; i++)
+    push_key(keys, count, input_keys[i].key, input_keys[i].value);
+  push_key(keys, count, SPLIT_KEY, split_mode_name(mode));
+  // The kernels, as clang-sycl-linker lists them: names separated by '\n'.
+  Buffer symbols = {0};
+  for (size_t i = 0; i < image->kernels.count; i++) {
+    if (i) buffer_append(&symbols, "\n", 1);
+    buffer_append(&symbols, image->kernels.items[i], strlen(image->kernels.items[i]));
+  }
+  buffer_append(&symbols, "", 1);
+  push_key(keys, count, "symbols", (char *)symbols.data); // small metadata: kept until exit
+  if (image->virtual_set) push_key(keys, count, SPLIT_VF_SET_KEY, image->virtual_set);
+  if (image->dummy) push_key(keys, count, SPLIT_DUMMY_KEY, "1");
+}
+
+typedef struct {
+  const InputImage *input;
+  SplitResult result;
+  bool split; // false: left as it is (library, not bitcode, split before)
+  char *error;
+} SplitJob;
+
+typedef struct {
+  SplitJob *jobs;
+  const SplitOptions *options;
+} SplitStage;
+
+// Runs on a worker thread: touches only job I.
+static void split_one(void *arg, size_t i) {
+  SplitStage *stage = arg;
+  SplitJob *job = &stage->jobs[i];
+  bool already_split;
+  if (split_bitcode(job->input->data, job->input->size, job->input->origin, stage->options,
+                    &job->result, &already_split, &job->error) == 0)
+    job->split = !already_split;
+}
+
+static bool wants_split(const InputImage *in) {
+  if (in->is_library || in->image_kind != IMG_BITCODE) return false;
+  for (size_t k = 0; k < in->num_keys; k++)
+    if (!strcmp(in->keys[k].key, SPLIT_KEY)) return false;
+  return true;
+}
+
+static void add_input(InputImage **items, size_t *count, size_t *cap, InputImage image) {
+  if (*count == *cap) {
+    *cap = *cap ? *cap * 2 : 16;
+    *items = xrealloc(*items, *cap * sizeof(InputImage));
+  }
+  (*items)[(*count)++] = image;
+}
+
+void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
+  SplitJob *work = xcalloc(inputs->count + 1, sizeof(SplitJob));
+  size_t *todo = xmalloc((inputs->count + 1) * sizeof(size_t));
+  size_t num_todo = 0;
+  for (size_t i = 0; i < inputs->count; i++) {
+    work[i].input = &inputs->items[i];
+    if (wants_split(&inputs->items[i])) todo[num_todo++] = i;
+  }
+  SplitJob *batch = xcalloc(num_todo + 1, sizeof(SplitJob));
+  for (size_t t = 0; t < num_todo; t++)
+    batch[t].input = &inputs->items[todo[t]];
+  SplitStage stage = {batch, o};
+  parallel_for(num_todo, jobs, split_one, &stage);
+  for (size_t t = 0; t < num_todo; t++) {
+    if (batch[t].error) error(batch[t].input->origin, "%s", batch[t].error);
+    work[todo[t]] = batch[t];
+  }
+  free(batch);
+  free(todo);
+  exit_on_errors();
+
+  // Published here, on the main thread: each split input is replaced by its images, whose
+  // bytes join the input files so that they live as long as the link needs them.
+  InputImage *items = NULL;
+  size_t count = 0, cap = 0;
+  for (size_t i = 0; i < inputs->count; i++) {
+    InputImage *in = &inputs->items[i];
+    SplitJob *job = &work[i];
+    if (!job->split) {
+      // A dummy image only stands in for its set at run time, when images are linked
+      // dynamically; in one link it would be a second definition of the set's functions.
+      if (is_dummy_image(in, NULL)) {
+        note("%s: dummy virtual-function image not linked", in->origin);
+        continue;
+      }
+      add_input(&items, &count, &cap, *in);
+      continue;
+    }
+    note("%s: split into %zu image(s) (%s)", in->origin, job->result.count,
+         split_mode_name(o->mode));
+    for (size_t k = 0; k < job->result.count; k++) {
+      SplitImage *image = &job->result.images[k];
+      if (image->dummy) {
+        note("%s: dummy image of virtual-function set '%s' not linked", in->origin,
+             image->virtual_set);
+        free(image->bitcode.data);
+        image->bitcode = (Buffer){0};
+        continue;
+      }
+      InputImage out = *in;
+      out.origin = xstrdup(in->origin); // messages name the file the image came from
+      split_image_keys(image, o->mode, in->keys, in->num_keys, &out.keys, &out.num_keys);
+      out.data = image->bitcode.data;
+      out.size = image->bitcode.size;
+      inputs->files = xrealloc(inputs->files, (inputs->num_files + 1) * sizeof(Buffer));
+      inputs->files[inputs->num_files++] = image->bitcode;
+      image->bitcode = (Buffer){0};
+      add_input(&items, &count, &cap, out);
+    }
+    split_result_free(&job->result);
+  }
+  free(inputs->items);
+  inputs->items = items;
+  inputs->count = count;
+  inputs->cap = cap;
+  free(work);
+}

@@ -1,0 +1,8 @@
+; Seed 000: the library's second image, exporting LibHelper.
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spirv64-unknown-unknown"
+
+define spir_func i32 @_Z9LibHelperi(i32 %i) {
+  %r = add i32 %i, 1
+  ret i32 %r
+}

@@ -1,0 +1,69 @@
+// Stands in for the SYCL runtime: prints everything a wrapper object registers, property
+// sets included (DPC++ layout: a uint32 in the size field, byte arrays after a bit count).
+#include <stdint.h>
+#include <stdio.h>
+
+struct offload_entry {
+  uint64_t reserved;
+  uint16_t version, kind;
+  uint32_t flags;
+  void *addr;
+  const char *name;
+  uint64_t size, data;
+  void *aux;
+};
+struct property {
+  const char *name;
+  const unsigned char *value;
+  uint32_t type;
+  uint64_t size;
+};
+struct property_set {
+  const char *name;
+  struct property *begin, *end;
+};
+struct device_image {
+  uint16_t version;
+  uint8_t kind, format;
+  const char *target, *compile_options, *link_options;
+  const unsigned char *start, *end;
+  struct offload_entry *entries_begin, *entries_end;
+  struct property_set *properties_begin, *properties_end;
+};
+struct bin_desc {
+  uint16_t version, num_images;
+  struct device_image *images;
+  struct offload_entry *host_entries_begin, *host_entries_end;
+};
+
+void __sycl_register_lib(struct bin_desc *desc) {
+  printf("descriptor version %u, %u image(s)\n", desc->version, desc->num_images);
+  for (unsigned i = 0; i < desc->num_images; i++) {
+    struct device_image *img = &desc->images[i];
+    uint32_t magic = img->end - img->start >= 4 ? *(const uint32_t *)img->start : 0;
+    printf("image %u: version %u, kind %u, format %u, target %s, magic %08x\n", i, img->version,
+           img->kind, img->format, img->target, magic);
+    for (struct offload_entry *e = img->entries_begin; e != img->entries_end; e++)
+      printf("  kernel %s (entry version %u, kind %u)\n", e->name, e->version, e->kind);
+    for (struct property_set *s = img->properties_begin; s != img->properties_end; s++) {
+      printf("  set [%s]\n", s->name);
+      for (struct property *p = s->begin; p != s->end; p++) {
+        if (p->type == 1) {
+          printf("    %s = %llu\n", p->name, (unsigned long long)p->size);
+          continue;
+        }
+        uint64_t bits = 0;
+        for (int b = 0; b < 8; b++)
+          bits |= (uint64_t)p->value[b] << (8 * b);
+        printf("    %s = %llu bits:", p->name, (unsigned long long)bits);
+        for (uint64_t b = 8; b < p->size; b++)
+          printf(" %02x", p->value[b]);
+        printf("\n");
+      }
+    }
+  }
+}
+
+void __sycl_unregister_lib(struct bin_desc *desc) {
+  printf("unregistered %u image(s)\n", desc->num_images);
+}

@@ -1,0 +1,533 @@
+// The test runtime: keeps every image the wrapper objects register, resolves the image set
+// of a kernel, builds it for OpenCL (pocl) once and runs it. Not a SYCL runtime; tests only.
+#include "sycl_test_runtime.h"
+#include "sycl_thinlto.h"
+
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// The wrapper's layouts (ARCHITECTURE.md, Wrapper; property sets as in seed 000).
+struct sycl_offload_entry {
+  uint64_t reserved;
+  uint16_t version, kind;
+  uint32_t flags;
+  void *addr;
+  const char *name;
+  uint64_t size, data;
+  void *aux;
+};
+struct sycl_property {
+  const char *name;
+  const uint8_t *value; // PROP_BYTES: a u64 bit count, then the bytes; PROP_UINT32: NULL
+  uint32_t type;
+  uint64_t size; // PROP_BYTES: 8 + byte count; PROP_UINT32: the value itself
+};
+struct sycl_property_set {
+  const char *name;
+  struct sycl_property *begin, *end;
+};
+struct sycl_device_image {
+  uint16_t version;
+  uint8_t offload_kind, format;
+  const char *target, *compile_options, *link_options;
+  const uint8_t *start, *end;
+  struct sycl_offload_entry *entries_begin, *entries_end;
+  struct sycl_property_set *properties_begin, *properties_end;
+};
+struct sycl_bin_desc {
+  uint16_t version, num_images;
+  struct sycl_device_image *images;
+  struct sycl_offload_entry *host_entries_begin, *host_entries_end;
+};
+
+static const char runtime_name[] = "sycl-test-runtime";
+
+static void runtime_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: error: ", runtime_name);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static bool runtime_verbose(void) {
+  const char *v = getenv("SYCL_TEST_VERBOSE");
+  return v && *v && strcmp(v, "0");
+}
+
+//
+// Registration: every image of every loaded module
+//
+
+typedef struct {
+  const struct sycl_bin_desc *owner;
+  const struct sycl_device_image *image;
+  char *name; // "<module>[<index>]": messages and the resolver's cache key
+  StringList symbols;
+  PropertySets properties;
+} RegisteredImage;
+
+static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
+static RegisteredImage *registry;
+static size_t registry_count, registry_cap;
+// kernel + "\n" + aspects -> CachedProgram*: skips resolution for a kernel seen before.
+static StrMap kernel_cache;
+// resolver cache key (the image set) -> CachedProgram*: one build per image set.
+static StrMap program_cache;
+static int programs_built;
+
+typedef struct {
+  cl_program program;
+} CachedProgram;
+
+static void forget_kernel_cache(void) {
+  for (size_t i = 0; i < kernel_cache.cap; i++)
+    free(kernel_cache.keys[i]);
+  free(kernel_cache.keys);
+  free(kernel_cache.values);
+  kernel_cache = (StrMap){0};
+}
+
+// Back from the DPC++ layout into the PropertySets the resolver reads.
+static void read_property_sets(const struct sycl_device_image *img, PropertySets *out) {
+  for (const struct sycl_property_set *s = img->properties_begin; s && s != img->properties_end;
+       s++) {
+    for (const struct sycl_property *p = s->begin; p != s->end; p++) {
+      if (p->type == PROP_UINT32)
+        propsets_add_u32(out, s->name, p->name, (uint32_t)p->size);
+      else if (p->size >= 8)
+        propsets_add_bytes(out, s->name, p->name, p->value + 8, p->size - 8);
+      else
+        propsets_add_bytes(out, s->name, p->name, "", 0);
+    }
+  }
+}
+
+static const char *module_name_of(const void *address) {
+  Dl_info info;
+  if (!dladdr(address, &info) || !info.dli_fname || !*info.dli_fname) return "module";
+  const char *slash = strrchr(info.dli_fname, '/');
+  return slash ? slash + 1 : info.dli_fname;
+}
+
+void __sycl_register_lib(struct sycl_bin_desc *desc) {
+  pthread_mutex_lock(&runtime_lock);
+  const char *module = module_name_of(desc);
+  for (unsigned i = 0; i < desc->num_images; i++) {
+    if (registry_count == registry_cap) {
+      registry_cap = registry_cap ? registry_cap * 2 : 16;
+      registry = xrealloc(registry, registry_cap * sizeof *registry);
+    }
+    RegisteredImage *r = &registry[registry_count++];
+    *r = (RegisteredImage){.owner = desc, .image = &desc->images[i]};
+    r->name = format("%s[%u]", module, i);
+    for (const struct sycl_offload_entry *e = r->image->entries_begin;
+         e && e != r->image->entries_end; e++)
+      strlist_push(&r->symbols, xstrdup(e->name));
+    read_property_sets(r->image, &r->properties);
+    if (runtime_verbose())
+      fprintf(stderr, "%s: registered %s: %zu kernel(s), %zu property set(s)\n", runtime_name,
+              r->name, r->symbols.count, r->properties.count);
+  }
+  forget_kernel_cache();
+  pthread_mutex_unlock(&runtime_lock);
+}
+
+// Built programs stay in program_cache: their key names images by module, and a module
+// loaded again registers the same images under the same names.
+void __sycl_unregister_lib(struct sycl_bin_desc *desc) {
+  pthread_mutex_lock(&runtime_lock);
+  size_t kept = 0;
+  for (size_t i = 0; i < registry_count; i++) {
+    RegisteredImage *r = &registry[i];
+    if (r->owner != desc) {
+      registry[kept++] = *r;
+      continue;
+    }
+    free(r->name);
+    for (size_t s = 0; s < r->symbols.count; s++)
+      free(r->symbols.items[s]);
+    free(r->symbols.items);
+    propsets_free(&r->properties);
+  }
+  registry_count = kept;
+  forget_kernel_cache();
+  pthread_mutex_unlock(&runtime_lock);
+}
+
+int sycl_test_registered_images(void) {
+  return (int)registry_count;
+}
+
+int sycl_test_programs_built(void) {
+  return programs_built;
+}
+
+//
+// The OpenCL device, opened on first use
+//
+
+static struct {
+  bool ready;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  bool fine_grain;      // CL_DEVICE_SVM_FINE_GRAIN_BUFFER
+  char *device_aspects; // what the device reports, comma separated
+} ocl;
+
+static char *override_aspects; // sycl_test_set_device_aspects
+
+// SVM allocations live until freed; every kernel may use any of them.
+static void **svm_pointers;
+static size_t svm_count, svm_cap;
+
+static bool device_has_extension(const char *name) {
+  size_t size = 0;
+  if (clGetDeviceInfo(ocl.device, CL_DEVICE_EXTENSIONS, 0, NULL, &size)) return false;
+  char *text = xcalloc(size + 1, 1);
+  clGetDeviceInfo(ocl.device, CL_DEVICE_EXTENSIONS, size, text, NULL);
+  bool found = false;
+  for (char *w = strtok(text, " "); w && !found; w = strtok(NULL, " "))
+    found = !strcmp(w, name);
+  free(text);
+  return found;
+}
+
+static bool open_device(void) {
+  if (ocl.ready) return true;
+  cl_platform_id platforms[8];
+  cl_uint num_platforms = 0;
+  if (clGetPlatformIDs(8, platforms, &num_platforms) || !num_platforms) {
+    runtime_error("no OpenCL platform (is pocl-opencl-icd installed?)");
+    return false;
+  }
+  cl_uint found = 0;
+  for (cl_uint p = 0; p < num_platforms && !found; p++)
+    clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &ocl.device, &found);
+  if (!found) {
+    runtime_error("no OpenCL device on any platform");
+    return false;
+  }
+  cl_int err;
+  ocl.context = clCreateContext(NULL, 1, &ocl.device, NULL, NULL, &err);
+  if (err) {
+    runtime_error("clCreateContext failed (%d)", err);
+    return false;
+  }
+  ocl.queue = clCreateCommandQueueWithProperties(ocl.context, ocl.device, NULL, &err);
+  if (err) {
+    runtime_error("clCreateCommandQueueWithProperties failed (%d)", err);
+    return false;
+  }
+  cl_device_svm_capabilities svm = 0;
+  clGetDeviceInfo(ocl.device, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL);
+  ocl.fine_grain = svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
+  ocl.device_aspects = xstrdup(device_has_extension("cl_khr_fp64")   ? "fp64"
+                               : device_has_extension("cl_khr_fp16") ? "fp16"
+                                                                     : "");
+  ocl.ready = true;
+  return true;
+}
+
+void *sycl_test_malloc(size_t size) {
+  pthread_mutex_lock(&runtime_lock);
+  void *p = NULL;
+  if (open_device()) {
+    cl_svm_mem_flags flags =
+        CL_MEM_READ_WRITE | (ocl.fine_grain ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
+    p = clSVMAlloc(ocl.context, flags, size ? size : 1, 0);
+    if (!p) runtime_error("clSVMAlloc of %zu bytes failed", size);
+  }
+  if (p) {
+    if (svm_count == svm_cap) {
+      svm_cap = svm_cap ? svm_cap * 2 : 16;
+      svm_pointers = xrealloc(svm_pointers, svm_cap * sizeof *svm_pointers);
+    }
+    svm_pointers[svm_count++] = p;
+  }
+  pthread_mutex_unlock(&runtime_lock);
+  return p;
+}
+
+void sycl_test_free(void *p) {
+  if (!p) return;
+  pthread_mutex_lock(&runtime_lock);
+  for (size_t i = 0; i < svm_count; i++)
+    if (svm_pointers[i] == p) {
+      svm_pointers[i] = svm_pointers[--svm_count];
+      clSVMFree(ocl.context, p);
+      break;
+    }
+  pthread_mutex_unlock(&runtime_lock);
+}
+
+void sycl_test_set_device_aspects(const char *comma_separated) {
+  pthread_mutex_lock(&runtime_lock);
+  free(override_aspects);
+  override_aspects = comma_separated ? xstrdup(comma_separated) : NULL;
+  pthread_mutex_unlock(&runtime_lock);
+}
+
+static const char *current_aspects(void) {
+  if (override_aspects) return override_aspects;
+  const char *env = getenv("SYCL_TEST_DEVICE_ASPECTS");
+  return env ? env : ocl.device_aspects;
+}
+
+//
+// SPIR-V image set -> OpenCL program (ARCHITECTURE.md fact 7)
+//
+
+// Runs ARGV with stdout and stderr into LOG; 0 when it exits 0, else -1 with *errmsg.
+static int run_command(char *const argv[], const char *log, char **errmsg) {
+  fflush(NULL); // the child must not write out what this process has buffered
+  pid_t pid = fork();
+  if (pid < 0) {
+    *errmsg = format("cannot start %s: %s", argv[0], strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    execvp(argv[0], argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
+  Buffer text = {0};
+  read_file(log, &text);
+  buffer_append(&text, "", 1);
+  *errmsg = format("%s failed (status %d):\n%s", argv[0], status, (char *)text.data);
+  free(text.data);
+  return -1;
+}
+
+// Removes DIR with the image files and what the tools wrote there.
+// legacy_spirv.c: what llvm-spirv-15 cannot read in our SPIR-V, rewritten. 0, or -1.
+int legacy_spirv_prepare(Buffer *spirv, char **errmsg);
+
+static void remove_work_directory(const char *dir, char **inputs, size_t count) {
+  static const char *const outputs[] = {"linked.spv", "program.bc", "tool.log"};
+  for (size_t i = 0; i < count; i++)
+    unlink(inputs[i]);
+  for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) {
+    char *path = format("%s/%s", dir, outputs[i]);
+    unlink(path);
+    free(path);
+  }
+  rmdir(dir);
+}
+
+// Several images are linked at SPIR-V level first (spirv-link); the result is read back
+// into LLVM 15 bitcode (llvm-spirv-15 -r), which pocl builds as SPIR 1.2.
+static cl_program build_image_set(RegisteredImage **images, size_t count, char **errmsg) {
+  char dir[] = "/tmp/sycl-test-runtime-XXXXXX";
+  if (!mkdtemp(dir)) {
+    *errmsg = format("cannot create a temporary directory: %s", strerror(errno));
+    return NULL;
+  }
+  char *inputs[count];
+  cl_program program = NULL;
+  for (size_t i = 0; i < count; i++) {
+    inputs[i] = format("%s/image%zu.spv", dir, i);
+    const struct sycl_device_image *img = images[i]->image;
+    Buffer spirv = {0};
+    buffer_append(&spirv, img->start, (size_t)(img->end - img->start));
+    if (legacy_spirv_prepare(&spirv, errmsg)) {
+      free(spirv.data);
+      goto done;
+    }
+    int rc = write_file_atomic(inputs[i], spirv.data, spirv.size);
+    free(spirv.data);
+    if (rc) {
+      *errmsg = format("cannot write %s", inputs[i]);
+      goto done;
+    }
+  }
+  char *spirv = format("%s/linked.spv", dir), *bitcode = format("%s/program.bc", dir);
+  char *log = format("%s/tool.log", dir);
+  const char *spirv_link = getenv("SYCL_TEST_SPIRV_LINK");
+  const char *llvm_spirv = getenv("SYCL_TEST_LLVM_SPIRV");
+  int rc = 0;
+  if (count > 1) {
+    char *argv[count + 5];
+    size_t n = 0;
+    argv[n++] = (char *)(spirv_link ? spirv_link : "spirv-link");
+    for (size_t i = 0; i < count; i++)
+      argv[n++] = inputs[i];
+    argv[n++] = "-o";
+    argv[n++] = spirv;
+    argv[n] = NULL;
+    rc = run_command(argv, log, errmsg);
+    // Each image brought its own builtin variables: merged again after the link.
+    Buffer linked = {0};
+    if (!rc && (read_file(spirv, &linked) || legacy_spirv_prepare(&linked, errmsg) ||
+                write_file_atomic(spirv, linked.data, linked.size))) {
+      if (!*errmsg) *errmsg = format("cannot rewrite %s", spirv);
+      rc = -1;
+    }
+    free(linked.data);
+  } else {
+    free(spirv);
+    spirv = xstrdup(inputs[0]);
+  }
+  if (!rc) {
+    char *argv[] = {
+        (char *)(llvm_spirv ? llvm_spirv : "llvm-spirv-15"), "-r", spirv, "-o", bitcode, NULL};
+    rc = run_command(argv, log, errmsg);
+  }
+  Buffer binary = {0};
+  if (!rc && read_file(bitcode, &binary)) {
+    *errmsg = format("cannot read %s", bitcode);
+    rc = -1;
+  }
+  if (!rc) {
+    const unsigned char *bytes = binary.data;
+    cl_int err, status;
+    program =
+        clCreateProgramWithBinary(ocl.context, 1, &ocl.device, &binary.size, &bytes, &status, &err);
+    if (err) {
+      *errmsg = format("clCreateProgramWithBinary failed (%d)", err);
+    } else if ((err =
+                    clBuildProgram(program, 1, &ocl.device, "-x spir -spir-std=1.2", NULL, NULL))) {
+      size_t size = 0;
+      clGetProgramBuildInfo(program, ocl.device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+      char *build_log = xcalloc(size + 1, 1);
+      clGetProgramBuildInfo(program, ocl.device, CL_PROGRAM_BUILD_LOG, size, build_log, NULL);
+      *errmsg = format("clBuildProgram failed (%d):\n%s", err, build_log);
+      free(build_log);
+      clReleaseProgram(program);
+      program = NULL;
+    }
+  }
+  free(binary.data);
+  free(spirv);
+  free(bitcode);
+  free(log);
+done:
+  if (!getenv("SYCL_TEST_KEEP_TEMPS"))
+    remove_work_directory(dir, inputs, count);
+  else
+    fprintf(stderr, "%s: temporary files kept in %s\n", runtime_name, dir);
+  for (size_t i = 0; i < count; i++)
+    free(inputs[i]);
+  return program;
+}
+
+// The program holding KERNEL's image set: from the caches, or resolved and built now.
+static CachedProgram *program_for_kernel(const char *kernel) {
+  const char *aspects = current_aspects();
+  char *kernel_key = format("%s\n%s", kernel, aspects);
+  CachedProgram *cached = strmap_get(&kernel_cache, kernel_key);
+  if (cached) {
+    free(kernel_key);
+    return cached;
+  }
+
+  ResolverImage *candidates = xcalloc(registry_count ? registry_count : 1, sizeof *candidates);
+  for (size_t i = 0; i < registry_count; i++)
+    candidates[i] = (ResolverImage){.name = registry[i].name,
+                                    .image_kind = registry[i].image->format,
+                                    .symbols = &registry[i].symbols,
+                                    .properties = &registry[i].properties};
+  StringList aspect_list = {0};
+  for (const char *p = aspects; *p;) {
+    size_t n = strcspn(p, ",");
+    if (n) strlist_push(&aspect_list, xstrndup(p, n));
+    p += n + (p[n] == ',');
+  }
+  size_t *chosen = NULL, num_chosen = 0;
+  char *set_key = NULL, *errmsg = NULL;
+  if (resolve_kernel_images(candidates, registry_count, kernel, &aspect_list, &chosen, &num_chosen,
+                            &set_key, &errmsg)) {
+    runtime_error("%s", errmsg); // it names the kernel and every missing symbol
+    free(errmsg);
+    goto done;
+  }
+  cached = strmap_get(&program_cache, set_key);
+  if (!cached) {
+    RegisteredImage *images[num_chosen ? num_chosen : 1];
+    for (size_t i = 0; i < num_chosen; i++)
+      images[i] = &registry[chosen[i]];
+    cl_program program = build_image_set(images, num_chosen, &errmsg);
+    if (!program) {
+      runtime_error("kernel %s: building image set %s: %s", kernel, set_key, errmsg);
+      free(errmsg);
+      goto done;
+    }
+    programs_built++;
+    if (runtime_verbose()) fprintf(stderr, "%s: built %s\n", runtime_name, set_key);
+    cached = xcalloc(1, sizeof *cached);
+    cached->program = program;
+    strmap_put(&program_cache, set_key, cached);
+  }
+  strmap_put(&kernel_cache, kernel_key, cached);
+done:
+  for (size_t i = 0; i < aspect_list.count; i++)
+    free(aspect_list.items[i]);
+  free(aspect_list.items);
+  free(candidates);
+  free(chosen);
+  free(set_key);
+  free(kernel_key);
+  return cached;
+}
+
+int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t size) {
+  pthread_mutex_lock(&runtime_lock);
+  int rc = -1;
+  cl_kernel k = NULL;
+  if (!open_device()) goto done;
+  CachedProgram *cached = program_for_kernel(kernel);
+  if (!cached) goto done;
+  cl_int err;
+  k = clCreateKernel(cached->program, kernel, &err);
+  if (err) {
+    runtime_error("kernel %s: clCreateKernel failed (%d)", kernel, err);
+    goto done;
+  }
+  cl_uint num_args = 0;
+  clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof num_args, &num_args, NULL);
+  // A [=] lambda kernel takes its captures as one byval struct: the host lambda's bytes.
+  if (num_args > 0 && (err = clSetKernelArg(k, 0, size, captures))) {
+    runtime_error("kernel %s: clSetKernelArg of %zu bytes failed (%d)", kernel, size, err);
+    goto done;
+  }
+  if (svm_count && (err = clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS,
+                                              svm_count * sizeof(void *), svm_pointers))) {
+    runtime_error("kernel %s: clSetKernelExecInfo failed (%d)", kernel, err);
+    goto done;
+  }
+  if (n && (err = clEnqueueNDRangeKernel(ocl.queue, k, 1, NULL, &n, NULL, 0, NULL, NULL))) {
+    runtime_error("kernel %s: clEnqueueNDRangeKernel failed (%d)", kernel, err);
+    goto done;
+  }
+  if ((err = clFinish(ocl.queue))) {
+    runtime_error("kernel %s: clFinish failed (%d)", kernel, err);
+    goto done;
+  }
+  rc = 0;
+done:
+  if (k) clReleaseKernel(k);
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}

@@ -1,0 +1,39 @@
+// The test runtime's C interface: registration entry points the wrapper object calls,
+// shared memory, and launching a registered kernel over a range. Tests only; not installed.
+#ifndef SYCL_TEST_RUNTIME_H
+#define SYCL_TEST_RUNTIME_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Called by every wrapper object's constructor and destructor (one per executable or
+// shared library); the layouts are those of ARCHITECTURE.md (Wrapper).
+struct sycl_bin_desc;
+void __sycl_register_lib(struct sycl_bin_desc *desc);
+void __sycl_unregister_lib(struct sycl_bin_desc *desc);
+
+// Memory both the host and the kernels use (OpenCL shared virtual memory).
+void *sycl_test_malloc(size_t size);
+void sycl_test_free(void *p);
+
+// Runs the kernel named KERNEL (its mangled name, "_ZTS...") on N work-items, passing
+// CAPTURES (SIZE bytes: the lambda) as its one argument. 0, or -1 after printing why.
+int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t size);
+
+// The device aspects the resolver is told about ("fp64,fp16"); NULL restores the
+// default, which is the environment's SYCL_TEST_DEVICE_ASPECTS or what the device reports.
+void sycl_test_set_device_aspects(const char *comma_separated);
+
+// How many programs were built so far: each image set is built once, then cached.
+int sycl_test_programs_built(void);
+// How many device images are registered now, over all loaded modules.
+int sycl_test_registered_images(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,99 @@
+// Specification of lto/cache.c: keys are stable and length-framed, entries round-trip, a
+// truncated or corrupted entry is a miss, a policy parses lld-style, pruning keeps limits.
+#include "sycl_thinlto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int failures;
+
+static void check(bool ok, const char *what) {
+  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
+  if (!ok) failures++;
+}
+
+static void key_of(const char *a, const char *b, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_string(&h, a);
+  cache_hash_string(&h, b);
+  cache_hash_final(&h, key);
+}
+
+static void corrupt(const char *dir, const char *key, long offset, bool shorten) {
+  char *path = format("%s/spirv-%s", dir, key);
+  if (shorten) {
+    if (truncate(path, offset) != 0) perror("truncate");
+  } else {
+    FILE *f = fopen(path, "r+b");
+    fseek(f, offset, SEEK_SET);
+    fputc('X', f);
+    fclose(f);
+  }
+  free(path);
+}
+
+int main(void) {
+  char k1[CACHE_KEY_SIZE], k2[CACHE_KEY_SIZE], k3[CACHE_KEY_SIZE];
+  key_of("ab", "c", k1);
+  key_of("a", "bc", k2);
+  key_of("ab", "c", k3);
+  check(strlen(k1) == 64, "a key is 64 hex digits");
+  check(!strcmp(k1, k3), "the same parts give the same key");
+  check(strcmp(k1, k2) != 0, "parts are framed: (ab,c) and (a,bc) differ");
+
+  char dir[] = "/tmp/sycl-thinlto-cache-test-XXXXXX";
+  check(mkdtemp(dir) != NULL, "a scratch directory");
+  CachePolicy policy;
+  char *errmsg = NULL;
+  check(cache_parse_policy("prune_after=2h:cache_size_bytes=1k:cache_size_files=2", &policy,
+                           &errmsg) == 0 &&
+            policy.prune_after == 7200 && policy.max_bytes == 1024 && policy.max_files == 2,
+        "an lld-style policy parses");
+  check(cache_parse_policy("prune_after=soon", &policy, &errmsg) == -1 &&
+            strstr(errmsg, "prune_after=soon"),
+        "a bad policy item is named");
+  free(errmsg);
+  cache_parse_policy("cache_size_files=2:prune_interval=0s", &policy, &errmsg);
+
+  Cache c;
+  check(cache_open(&c, dir, &policy, &errmsg) == 0, "the cache opens");
+  Buffer v = {(uint8_t *)"SPIR-V bytes", 12}, got = {0};
+  check(cache_get(&c, "spirv", k1, &got) == -1, "an absent entry is a miss");
+  check(cache_put(&c, "spirv", k1, &v) == 0, "an entry is written");
+  check(cache_get(&c, "spirv", k1, &got) == 0 && got.size == 12 && !memcmp(got.data, v.data, 12),
+        "it reads back");
+  free(got.data);
+
+  corrupt(dir, k1, 55, false);
+  check(cache_get(&c, "spirv", k1, &got) == -1, "a corrupted payload is a miss");
+  cache_put(&c, "spirv", k1, &v);
+  check(cache_get(&c, "spirv", k1, &got) == 0, "rewriting repairs it");
+  free(got.data);
+  corrupt(dir, k1, 30, true);
+  check(cache_get(&c, "spirv", k1, &got) == -1, "a truncated entry is a miss");
+
+  cache_put(&c, "spirv", k1, &v);
+  sleep(1); // distinct modification times order the entries
+  cache_put(&c, "spirv", k2, &v);
+  sleep(1);
+  cache_put(&c, "spirv", k3 /* == k1 */, &v);
+  char k4[CACHE_KEY_SIZE];
+  key_of("fourth", "", k4);
+  cache_put(&c, "spirv", k4, &v);
+  cache_prune(&c);
+  int left = 0;
+  const char *keys[] = {k1, k2, k4};
+  for (int i = 0; i < 3; i++)
+    if (cache_get(&c, "spirv", keys[i], &got) == 0) left++, free(got.data);
+  check(left == 2, "pruning keeps cache_size_files=2 entries");
+  check(cache_get(&c, "spirv", k2, &got) == -1, "the least recently used entry went first");
+
+  char *cmd = format("rm -rf %s", dir);
+  if (system(cmd)) perror("rm");
+  free(cmd);
+  return failures ? 1 : 0;
+}

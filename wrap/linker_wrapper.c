@@ -1,0 +1,445 @@
+// The clang-linker-wrapper personality: finds the device code among the host link's inputs,
+// links it (our `link`), wraps it with its property sets and runs the host linker. It does
+// not resolve host symbols: every archive member with device code is linked.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char wrapper_usage[] =
+    "USAGE: clang-linker-wrapper [options] [--] <host linker arguments>\n"
+    "       sycl-thinlto wrapper [options] [--] <host linker arguments>\n"
+    "\n"
+    "Stands in for clang-linker-wrapper 22 under `clang++ -fsycl`: links the SYCL device\n"
+    "code of the object files, archives and -l libraries the host link uses with ThinLTO,\n"
+    "wraps every image with its property sets and runs the host linker with the wrapper\n"
+    "object added. Arguments it does not know go to the host linker.\n"
+    "\n"
+    "OPTIONS:\n"
+    "  --linker-path=<path>         the host linker (required)\n"
+    "  --host-triple=<triple>       the host target (x86-64)\n"
+    "  --device-linker=[<triple>=]<arg>  an argument for the device link (sycl-thinlto link)\n"
+    "  --device-compiler=[<triple>=]<arg> accepted; the device link needs no compiler\n"
+    "  --sycl-thin-lto              ThinLTO device link (the default)\n"
+    "  --wrapper-jobs=<n>           parallel jobs of the device link\n"
+    "  --wrapper-verbose            print every command run\n"
+    "  --dry-run                    print the commands, run none\n"
+    "  --save-temps                 keep <output>.sycl.bin and <output>.sycl.wrapper.o\n";
+
+typedef struct {
+  const char *host_triple;
+  const char *linker_path;
+  const char *output; // the host linker's -o
+  bool print_commands;
+  bool dry_run;
+  bool save_temps;
+  int jobs;
+  StringList device_link_args;
+  StringList linker_args;
+} WrapperOptions;
+
+// clang-linker-wrapper spells its options -name=value or --name=value.
+static const char *wrapper_option(const char *arg, const char *name) {
+  if (arg[0] != '-') return NULL;
+  arg += arg[1] == '-' ? 2 : 1;
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n)) return NULL;
+  if (arg[n] == '=') return arg + n + 1;
+  return arg[n] ? NULL : "";
+}
+
+// "--device-linker=spirv64-unknown-unknown=--device-libs=a.bc": the argument, when it is
+// meant for every target or for a SPIR-V one; NULL when it is for another target.
+static const char *device_argument(const char *value) {
+  if (value[0] == '-') return value;
+  const char *eq = strchr(value, '=');
+  if (!eq || !memchr(value, '-', (size_t)(eq - value))) return value;
+  char *triple = xstrndup(value, (size_t)(eq - value));
+  bool ours = is_spirv_triple(triple);
+  free(triple);
+  return ours ? eq + 1 : NULL;
+}
+
+// Options of clang-linker-wrapper 22 that change nothing here.
+static const char *const ignored_options[] = {
+    "print-wall-time", "opt-level",         "offload-opt",   "cuda-path",        "rocm-path",
+    "compress",        "compression-level", "embed-bitcode", "relocatable-link", NULL};
+
+static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
+  bool only_linker = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (only_linker) {
+      strlist_push(&o->linker_args, xstrdup(a));
+    } else if (!strcmp(a, "--")) {
+      only_linker = true;
+    } else if (!strcmp(a, "--help") || !strcmp(a, "-help")) {
+      fputs(wrapper_usage, stdout);
+      exit(0);
+    } else if ((v = wrapper_option(a, "host-triple")) && *v) {
+      o->host_triple = v;
+    } else if ((v = wrapper_option(a, "linker-path")) && *v) {
+      o->linker_path = v;
+    } else if (wrapper_option(a, "wrapper-verbose")) {
+      o->print_commands = true;
+    } else if (wrapper_option(a, "dry-run")) {
+      o->dry_run = o->print_commands = true;
+    } else if (wrapper_option(a, "save-temps")) {
+      o->save_temps = true;
+    } else if (wrapper_option(a, "sycl-thin-lto")) {
+      // DPC++'s spelling; ThinLTO is what this device link does anyway.
+    } else if ((v = wrapper_option(a, "wrapper-jobs")) && *v) {
+      o->jobs = atoi(v);
+    } else if ((v = wrapper_option(a, "device-linker")) && *v) {
+      const char *arg = device_argument(v);
+      if (arg) strlist_push(&o->device_link_args, xstrdup(arg));
+    } else if ((v = wrapper_option(a, "device-compiler")) && *v) {
+      note("%s: the device link runs no device compiler; ignored", a);
+    } else {
+      bool ignored = false;
+      for (const char *const *name = ignored_options; *name && !ignored; name++)
+        ignored = a[0] == '-' && a[1] == '-' && wrapper_option(a, *name);
+      if (ignored) {
+        note("%s: ignored", a);
+        continue;
+      }
+      strlist_push(&o->linker_args, xstrdup(a));
+      if (!strcmp(a, "-o") && i + 1 < argc) {
+        o->output = argv[++i];
+        strlist_push(&o->linker_args, xstrdup(o->output));
+      }
+    }
+  }
+}
+
+//
+// Which of the host link's inputs hold device code
+//
+
+static bool is_relocatable_elf(const uint8_t *data, size_t size) {
+  return size >= 18 && !memcmp(data, "\177ELF", 4) && data[16] == 1 && data[17] == 0; // ET_REL
+}
+
+static bool object_has_device_code(const uint8_t *data, size_t size) {
+  if (is_offload_binary(data, size)) return true;
+  if (!is_relocatable_elf(data, size)) return false;
+  const uint8_t *section;
+  size_t section_size;
+  char *why;
+  if (elf_offloading_section(data, size, &section, &section_size, &why)) {
+    free(why);
+    return false; // the host linker will say what is wrong with it
+  }
+  return section != NULL;
+}
+
+static bool file_has_device_code(const char *path) {
+  Buffer file = {0};
+  if (read_file(path, &file)) return false;
+  bool found = false;
+  if (is_archive(file.data, file.size)) {
+    ArchiveMember *members;
+    size_t count;
+    char *why;
+    if (!archive_parse(file.data, file.size, &members, &count, &why)) {
+      for (size_t i = 0; i < count; i++) {
+        found = found || object_has_device_code(members[i].data, members[i].size);
+        free(members[i].name);
+      }
+      free(members);
+    } else {
+      free(why);
+    }
+  } else {
+    found = object_has_device_code(file.data, file.size);
+  }
+  free(file.data);
+  return found;
+}
+
+// Host linker options whose value is the next argument (GNU ld, lld).
+static bool takes_separate_value(const char *a) {
+  static const char *const names[] = {"-o",
+                                      "-m",
+                                      "-dynamic-linker",
+                                      "-z",
+                                      "-T",
+                                      "-soname",
+                                      "-h",
+                                      "-rpath",
+                                      "-rpath-link",
+                                      "-e",
+                                      "-u",
+                                      "-y",
+                                      "-Map",
+                                      "--version-script",
+                                      "-plugin",
+                                      "-plugin-opt",
+                                      "-L",
+                                      "-l",
+                                      "-a",
+                                      "-f",
+                                      "-F",
+                                      "-R",
+                                      "--sysroot",
+                                      "-Y",
+                                      NULL};
+  for (const char *const *n = names; *n; n++)
+    if (!strcmp(a, *n)) return true;
+  return false;
+}
+
+// A -l library as the host linker finds it: NULL for a shared library (it registers its own
+// device code) or one not found (the host linker reports that).
+static char *find_static_library(const StringList *dirs, const char *name, bool static_only) {
+  for (size_t i = 0; i < dirs->count; i++) {
+    if (name[0] == ':') {
+      char *path = format("%s/%s", dirs->items[i], name + 1);
+      if (access(path, R_OK) == 0) return path;
+      free(path);
+      continue;
+    }
+    char *shared = format("%s/lib%s.so", dirs->items[i], name);
+    bool has_shared = !static_only && access(shared, R_OK) == 0;
+    free(shared);
+    if (has_shared) return NULL;
+    char *archive = format("%s/lib%s.a", dirs->items[i], name);
+    if (access(archive, R_OK) == 0) return archive;
+    free(archive);
+  }
+  return NULL;
+}
+
+static void collect_device_inputs(const StringList *args, StringList *device_inputs) {
+  StringList dirs = {0}, candidates = {0};
+  for (size_t i = 0; i < args->count; i++) // -L applies to every -l, wherever it stands
+    if (!strncmp(args->items[i], "-L", 2))
+      strlist_push(&dirs, xstrdup(args->items[i][2]     ? args->items[i] + 2
+                                  : i + 1 < args->count ? args->items[i + 1]
+                                                        : ""));
+  bool static_only = false;
+  for (size_t i = 0; i < args->count; i++) {
+    const char *a = args->items[i];
+    if (!strcmp(a, "-static") || !strcmp(a, "-Bstatic")) static_only = true;
+    if (!strcmp(a, "-Bdynamic")) static_only = false;
+    const char *library = NULL;
+    if (!strncmp(a, "-l", 2)) library = a[2] ? a + 2 : i + 1 < args->count ? args->items[++i] : "";
+    if (library) {
+      char *path = find_static_library(&dirs, library, static_only);
+      if (path) strlist_push(&candidates, path);
+    } else if (a[0] == '-') {
+      i += takes_separate_value(a);
+    } else if (access(a, R_OK) == 0) {
+      strlist_push(&candidates, xstrdup(a));
+    }
+  }
+  for (size_t i = 0; i < candidates.count; i++) {
+    if (file_has_device_code(candidates.items[i]) &&
+        !strlist_contains(device_inputs, candidates.items[i]))
+      strlist_push(device_inputs, xstrdup(candidates.items[i]));
+    else
+      note("%s: no device code", candidates.items[i]);
+    free(candidates.items[i]);
+  }
+  free(candidates.items);
+  for (size_t i = 0; i < dirs.count; i++)
+    free(dirs.items[i]);
+  free(dirs.items);
+}
+
+//
+// The three steps
+//
+
+static void print_command(const StringList *argv) {
+  for (size_t i = 0; i < argv->count; i++)
+    fprintf(stderr, "%s\"%s\"", i ? " " : "", argv->items[i]);
+  fputc('\n', stderr);
+}
+
+// Runs ARGV; on failure records an error saying which STEP failed and with what output.
+static int run_step(const WrapperOptions *o, const char *step, const StringList *argv) {
+  if (o->print_commands) print_command(argv);
+  if (o->dry_run) return 0;
+  const char **list = xcalloc(argv->count + 1, sizeof *list);
+  for (size_t i = 0; i < argv->count; i++)
+    list[i] = argv->items[i];
+  Buffer output = {0};
+  int status = 0;
+  int rc = run_tool(list, &output, &status);
+  free(list);
+  if (output.size) fwrite(output.data, 1, output.size, stderr);
+  free(output.data);
+  if (rc < 0) {
+    error(argv->items[0], "%s step: cannot run it: %s", step, strerror(-rc));
+    return -1;
+  }
+  if (WIFSIGNALED(status)) {
+    error(argv->items[0], "%s step failed: killed by signal %d", step, WTERMSIG(status));
+    return -1;
+  }
+  if (WEXITSTATUS(status)) {
+    error(argv->items[0], "%s step failed (exit status %d)", step, WEXITSTATUS(status));
+    return -1;
+  }
+  return 0;
+}
+
+// The device link runs as a child process of our own binary, not in this process: the link
+// stage reports bad input through fatal() (it exits), keeps global state (error counts,
+// removal lists, the SPIR-V worker pool), and LLVM's SPIR-V backend is reliable once per
+// process only (ARCHITECTURE.md fact 9). A child gives the wrapper a clean exit status.
+static int link_device_code(const WrapperOptions *o, const StringList *inputs,
+                            const char *device_binary) {
+  StringList argv = {0};
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) die("cannot find our own executable: %s", strerror(errno));
+  self[n] = 0;
+  strlist_push(&argv, xstrdup(self));
+  strlist_push(&argv, xstrdup("link"));
+  if (o->jobs > 0) strlist_push(&argv, format("-j%d", o->jobs));
+  for (size_t i = 0; i < o->device_link_args.count; i++)
+    strlist_push(&argv, xstrdup(o->device_link_args.items[i]));
+  strlist_push(&argv, xstrdup("-o"));
+  strlist_push(&argv, xstrdup(device_binary));
+  strlist_push(&argv, xstrdup("--"));
+  for (size_t i = 0; i < inputs->count; i++)
+    strlist_push(&argv, xstrdup(inputs->items[i]));
+  int rc = run_step(o, "device link", &argv);
+  for (size_t i = 0; i < argv.count; i++)
+    free(argv.items[i]);
+  free(argv.items);
+  return rc;
+}
+
+static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
+                            const char *wrapper_object) {
+  if (o->print_commands)
+    fprintf(stderr, "\"%s\" wrap --host-triple=%s \"%s\" -o \"%s\"\n", TOOL_NAME,
+            o->host_triple ? o->host_triple : "default", device_binary, wrapper_object);
+  if (o->dry_run) return 0;
+  StringList files = {0};
+  strlist_push(&files, xstrdup(device_binary));
+  OffloadEntry *images;
+  PropertySets *properties;
+  Buffer *bytes;
+  size_t count;
+  if (read_images_to_wrap(&files, &images, &properties, &count, &bytes)) {
+    error(device_binary, "wrap step failed");
+    return -1;
+  }
+  WrapOptions wo = {.host_triple = o->host_triple};
+  char *why;
+  int rc = write_wrapper_object(wrapper_object, images, properties, count, &wo, &why);
+  if (rc) {
+    error(wrapper_object, "wrap step failed: %s", why);
+    free(why);
+  }
+  note("wrapped %zu device image(s)", count);
+  for (size_t i = 0; i < count; i++) {
+    free(images[i].strings);
+    propsets_free(&properties[i]);
+  }
+  free(bytes[0].data);
+  free(bytes);
+  free(images);
+  free(properties);
+  free(files.items[0]);
+  free(files.items);
+  return rc;
+}
+
+// The host linker writes beside the output and the result is renamed over it: a failed
+// link leaves no output. The wrapper object goes before the first -l, so the libraries
+// after it (the runtime's among them) resolve __sycl_register_lib.
+static int link_host(const WrapperOptions *o, const char *wrapper_object, const char *output,
+                     const char *partial_output) {
+  StringList argv = {0};
+  strlist_push(&argv, xstrdup(o->linker_path));
+  bool wrapper_added = !wrapper_object;
+  for (size_t i = 0; i < o->linker_args.count; i++) {
+    const char *a = o->linker_args.items[i];
+    if (!wrapper_added && !strncmp(a, "-l", 2)) {
+      strlist_push(&argv, xstrdup(wrapper_object));
+      wrapper_added = true;
+    }
+    strlist_push(&argv, xstrdup(a));
+    if (!strcmp(a, "-o") && i + 1 < o->linker_args.count) {
+      strlist_push(&argv, xstrdup(partial_output));
+      i++;
+    }
+  }
+  if (!o->output) {
+    strlist_push(&argv, xstrdup("-o"));
+    strlist_push(&argv, xstrdup(partial_output));
+  }
+  if (!wrapper_added) strlist_push(&argv, xstrdup(wrapper_object));
+  int rc = run_step(o, "host link", &argv);
+  if (!rc && !o->dry_run && rename(partial_output, output)) {
+    error(output, "cannot write the output: %s", strerror(errno));
+    rc = -1;
+  }
+  if (rc) unlink(partial_output);
+  for (size_t i = 0; i < argv.count; i++)
+    free(argv.items[i]);
+  free(argv.items);
+  return rc;
+}
+
+int linker_wrapper_main(int argc, char **argv) {
+  WrapperOptions o = {0};
+  parse_wrapper_options(argc, argv, &o);
+  if (!o.linker_path) fatal(NULL, "host link step: no --linker-path=<host linker> given");
+  if (access(o.linker_path, X_OK) != 0)
+    fatal(o.linker_path, "host link step: the --linker-path cannot be run: %s", strerror(errno));
+  const char *output = o.output ? o.output : "a.out";
+
+  // Which inputs of the host link carry device code: objects, archives, -l archives.
+  StringList device_inputs = {0};
+  collect_device_inputs(&o.linker_args, &device_inputs);
+
+  char *temp_dir = NULL, *device_binary = NULL, *wrapper_object = NULL;
+  if (device_inputs.count) {
+    if (o.save_temps) {
+      device_binary = format("%s.sycl.bin", output);
+      wrapper_object = format("%s.sycl.wrapper.o", output);
+    } else {
+      const char *tmp = getenv("TMPDIR");
+      temp_dir = format("%s/%s-wrapper-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
+      if (!mkdtemp(temp_dir)) fatal(temp_dir, "cannot create a directory: %s", strerror(errno));
+      device_binary = format("%s/device.bin", temp_dir);
+      wrapper_object = format("%s/wrapper.o", temp_dir);
+    }
+  }
+  char *partial_output = format("%s.sycl-thinlto.%d.tmp", output, (int)getpid());
+  remove_on_failure(partial_output);
+
+  int rc = 0;
+  if (device_inputs.count) {
+    rc = link_device_code(&o, &device_inputs, device_binary);
+    if (!rc) rc = wrap_device_code(&o, device_binary, wrapper_object);
+  } else {
+    note("no device code in the inputs: host link only");
+  }
+  if (!rc) rc = link_host(&o, wrapper_object, output, partial_output);
+
+  if (temp_dir) {
+    unlink(device_binary);
+    unlink(wrapper_object);
+    rmdir(temp_dir);
+  }
+  free(temp_dir);
+  free(device_binary);
+  free(wrapper_object);
+  free(partial_output);
+  if (rc) {
+    unlink(output);
+    exit_on_errors();
+  }
+  return rc ? 1 : 0;
+}

@@ -1,0 +1,421 @@
+// The wrapper object: the linked images, their kernels and property sets as the host-side
+// tables SYCL runtimes read, plus the registration ctor/dtor. It links nothing itself.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+// Device image and binary descriptor versions of upstream's SYCL wrapper (LLVM 22).
+enum { DEVICE_IMAGE_VERSION = 3, BIN_DESC_VERSION = 1, OFFLOAD_ENTRY_VERSION = 1 };
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef module;
+  LLVMTypeRef i8, i16, i32, i64, ptr;
+  LLVMTypeRef entry_type, property_type, property_set_type, image_type, desc_type;
+  int next_id; // for unique internal names
+} Wrapper;
+
+static LLVMValueRef const_int(LLVMTypeRef type, uint64_t value) {
+  return LLVMConstInt(type, value, false);
+}
+
+static LLVMValueRef null_pointer(const Wrapper *w) {
+  return LLVMConstPointerNull(w->ptr);
+}
+
+static LLVMValueRef add_internal_constant(Wrapper *w, const char *prefix, LLVMValueRef init) {
+  char name[64];
+  snprintf(name, sizeof name, ".sycl_offloading.%s.%d", prefix, w->next_id++);
+  LLVMValueRef g = LLVMAddGlobal(w->module, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetGlobalConstant(g, true);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  return g;
+}
+
+static LLVMValueRef add_bytes(Wrapper *w, const char *prefix, const void *data, size_t size,
+                              bool nul_terminate) {
+  LLVMValueRef init = LLVMConstStringInContext2(w->ctx, data, size, !nul_terminate);
+  return add_internal_constant(w, prefix, init);
+}
+
+static LLVMValueRef add_string(Wrapper *w, const char *prefix, const char *text) {
+  return add_bytes(w, prefix, text, strlen(text), true);
+}
+
+// Pointers to element INDEX of the array global G (INDEX == length: its end).
+static LLVMValueRef element_pointer(Wrapper *w, LLVMValueRef g, uint64_t index) {
+  LLVMValueRef indices[] = {const_int(w->i64, 0), const_int(w->i64, index)};
+  return LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g), g, indices, 2);
+}
+
+// An array of ELEMENT_TYPE as a global; *begin and *end point at it (NULL when empty).
+static void add_array(Wrapper *w, const char *prefix, LLVMTypeRef element_type,
+                      LLVMValueRef *elements, size_t count, LLVMValueRef *begin,
+                      LLVMValueRef *end) {
+  if (!count) {
+    *begin = *end = null_pointer(w);
+    return;
+  }
+  LLVMValueRef g = add_internal_constant(w, prefix, LLVMConstArray2(element_type, elements, count));
+  *begin = element_pointer(w, g, 0);
+  *end = element_pointer(w, g, count);
+}
+
+static void define_types(Wrapper *w) {
+  w->i8 = LLVMInt8TypeInContext(w->ctx);
+  w->i16 = LLVMInt16TypeInContext(w->ctx);
+  w->i32 = LLVMInt32TypeInContext(w->ctx);
+  w->i64 = LLVMInt64TypeInContext(w->ctx);
+  w->ptr = LLVMPointerTypeInContext(w->ctx, 0);
+  // __tgt_offload_entry {reserved, version, kind, flags, addr, name, size, data, aux}
+  LLVMTypeRef entry[] = {w->i64, w->i16, w->i16, w->i32, w->ptr, w->ptr, w->i64, w->i64, w->ptr};
+  w->entry_type = LLVMStructCreateNamed(w->ctx, "struct.__tgt_offload_entry");
+  LLVMStructSetBody(w->entry_type, entry, 9, false);
+  // DPC++ property {name, value address, type, size} and set {name, begin, end} (seed 000)
+  LLVMTypeRef property[] = {w->ptr, w->ptr, w->i32, w->i64};
+  w->property_type = LLVMStructCreateNamed(w->ctx, "struct._pi_device_binary_property_struct");
+  LLVMStructSetBody(w->property_type, property, 4, false);
+  LLVMTypeRef set[] = {w->ptr, w->ptr, w->ptr};
+  w->property_set_type =
+      LLVMStructCreateNamed(w->ctx, "struct._pi_device_binary_property_set_struct");
+  LLVMStructSetBody(w->property_set_type, set, 3, false);
+  // {version, offload kind, format, target, compile options, link options, image begin,
+  //  image end, entries begin, entries end, property sets begin, property sets end}
+  LLVMTypeRef image[] = {w->i16, w->i8,  w->i8,  w->ptr, w->ptr, w->ptr,
+                         w->ptr, w->ptr, w->ptr, w->ptr, w->ptr, w->ptr};
+  w->image_type = LLVMStructCreateNamed(w->ctx, "__sycl.tgt_device_image");
+  LLVMStructSetBody(w->image_type, image, 12, false);
+  LLVMTypeRef desc[] = {w->i16, w->i16, w->ptr, w->ptr, w->ptr};
+  w->desc_type = LLVMStructCreateNamed(w->ctx, "__sycl.tgt_bin_desc");
+  LLVMStructSetBody(w->desc_type, desc, 5, false);
+}
+
+// One offload entry per kernel; "symbols" is split on newlines (ours) and NULs (upstream's).
+static void add_offload_entries(Wrapper *w, const char *symbols, LLVMValueRef *begin,
+                                LLVMValueRef *end) {
+  size_t cap = 8, count = 0;
+  LLVMValueRef *entries = xmalloc(cap * sizeof *entries);
+  for (const char *p = symbols ? symbols : ""; *p;) {
+    size_t n = strcspn(p, "\n");
+    if (n) {
+      char *name = xstrndup(p, n);
+      LLVMValueRef fields[] = {const_int(w->i64, 0),
+                               const_int(w->i16, OFFLOAD_ENTRY_VERSION),
+                               const_int(w->i16, OFK_SYCL),
+                               const_int(w->i32, 0),
+                               null_pointer(w),
+                               add_string(w, "entry_name", name),
+                               const_int(w->i64, 0),
+                               const_int(w->i64, 0),
+                               null_pointer(w)};
+      if (count == cap) entries = xrealloc(entries, (cap *= 2) * sizeof *entries);
+      entries[count++] = LLVMConstNamedStruct(w->entry_type, fields, 9);
+      free(name);
+    }
+    p += n + (p[n] == '\n');
+  }
+  add_array(w, "entries", w->entry_type, entries, count, begin, end);
+  free(entries);
+}
+
+// DPC++'s encoding: a uint32 lives in the size field with no value address; a byte array
+// is addressed with its 64-bit bit count in front, and its size counts those 8 bytes.
+static LLVMValueRef property_constant(Wrapper *w, const Property *p) {
+  LLVMValueRef name = add_string(w, "prop_name", p->name);
+  if (p->type == PROP_UINT32) {
+    LLVMValueRef fields[] = {name, null_pointer(w), const_int(w->i32, PROP_UINT32),
+                             const_int(w->i64, p->u32)};
+    return LLVMConstNamedStruct(w->property_type, fields, 4);
+  }
+  size_t size = 8 + p->bytes.size;
+  uint8_t *value = xmalloc(size);
+  uint64_t bits = (uint64_t)p->bytes.size * 8;
+  for (int i = 0; i < 8; i++)
+    value[i] = (uint8_t)(bits >> (8 * i));
+  if (p->bytes.size) memcpy(value + 8, p->bytes.data, p->bytes.size);
+  LLVMValueRef data = add_bytes(w, "prop_value", value, size, false);
+  free(value);
+  LLVMValueRef fields[] = {name, element_pointer(w, data, 0), const_int(w->i32, PROP_BYTES),
+                           const_int(w->i64, size)};
+  return LLVMConstNamedStruct(w->property_type, fields, 4);
+}
+
+static void add_property_sets(Wrapper *w, const PropertySets *sets, LLVMValueRef *begin,
+                              LLVMValueRef *end) {
+  LLVMValueRef *set_values = xcalloc(sets->count ? sets->count : 1, sizeof *set_values);
+  for (size_t s = 0; s < sets->count; s++) {
+    const PropertySet *set = &sets->sets[s];
+    LLVMValueRef *props = xcalloc(set->count ? set->count : 1, sizeof *props);
+    for (size_t i = 0; i < set->count; i++)
+      props[i] = property_constant(w, &set->props[i]);
+    LLVMValueRef props_begin, props_end;
+    add_array(w, "props", w->property_type, props, set->count, &props_begin, &props_end);
+    LLVMValueRef fields[] = {add_string(w, "set_name", set->name), props_begin, props_end};
+    set_values[s] = LLVMConstNamedStruct(w->property_set_type, fields, 3);
+    free(props);
+  }
+  add_array(w, "property_sets", w->property_set_type, set_values, sets->count, begin, end);
+  free(set_values);
+}
+
+static LLVMValueRef device_image_constant(Wrapper *w, const OffloadEntry *e,
+                                          const PropertySets *sets, const WrapOptions *o) {
+  const char *triple = offload_entry_get(e, "triple");
+  LLVMValueRef data = add_bytes(w, "image", e->image, e->image_size, false);
+  LLVMSetAlignment(data, 8);
+  LLVMValueRef entries_begin, entries_end, sets_begin, sets_end;
+  add_offload_entries(w, offload_entry_get(e, "symbols"), &entries_begin, &entries_end);
+  add_property_sets(w, sets, &sets_begin, &sets_end);
+  LLVMValueRef fields[] = {
+      const_int(w->i16, DEVICE_IMAGE_VERSION),
+      const_int(w->i8, e->offload_kind),
+      const_int(w->i8, e->image_kind), // the Format byte is the ImageKind, as upstream's
+      add_string(w, "target", triple ? triple : ""),
+      add_string(w, "opts.compile", o->compile_options ? o->compile_options : ""),
+      add_string(w, "opts.link", o->link_options ? o->link_options : ""),
+      element_pointer(w, data, 0),
+      element_pointer(w, data, e->image_size),
+      entries_begin,
+      entries_end,
+      sets_begin,
+      sets_end,
+  };
+  return LLVMConstNamedStruct(w->image_type, fields, 12);
+}
+
+// void NAME(void) { CALLEE(&desc); } in llvm.global_ctors or llvm.global_dtors.
+static void add_registration(Wrapper *w, const char *name, const char *callee, LLVMValueRef desc,
+                             const char *table) {
+  LLVMTypeRef void_type = LLVMVoidTypeInContext(w->ctx);
+  LLVMTypeRef callee_type = LLVMFunctionType(void_type, &w->ptr, 1, false);
+  LLVMValueRef callee_fn = LLVMAddFunction(w->module, callee, callee_type);
+  LLVMValueRef fn = LLVMAddFunction(w->module, name, LLVMFunctionType(void_type, NULL, 0, false));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMSetSection(fn, ".text.startup");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(w->ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(w->ctx, fn, "entry"));
+  LLVMBuildCall2(b, callee_type, callee_fn, &desc, 1, "");
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+
+  // Priority 1, as upstream's SYCL wrapper: before any user constructor.
+  LLVMTypeRef slot_fields[] = {w->i32, w->ptr, w->ptr};
+  LLVMTypeRef slot_type = LLVMStructTypeInContext(w->ctx, slot_fields, 3, false);
+  LLVMValueRef slot_values[] = {const_int(w->i32, 1), fn, null_pointer(w)};
+  LLVMValueRef slot = LLVMConstStructInContext(w->ctx, slot_values, 3, false);
+  LLVMValueRef array = LLVMConstArray2(slot_type, &slot, 1);
+  LLVMValueRef g = LLVMAddGlobal(w->module, LLVMTypeOf(array), table);
+  LLVMSetInitializer(g, array);
+  LLVMSetLinkage(g, LLVMAppendingLinkage);
+}
+
+static int emit_object(LLVMModuleRef m, LLVMTargetMachineRef tm, Buffer *out, char **errmsg) {
+  char *message = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &message))
+    die("wrapper module does not verify: %s", message);
+  LLVMDisposeMessage(message);
+  LLVMMemoryBufferRef object;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &message, &object)) {
+    *errmsg = format("cannot emit the wrapper object: %s", message);
+    LLVMDisposeMessage(message);
+    return -1;
+  }
+  buffer_append(out, LLVMGetBufferStart(object), LLVMGetBufferSize(object));
+  LLVMDisposeMemoryBuffer(object);
+  return 0;
+}
+
+static LLVMTargetMachineRef create_host_target_machine(const char *triple, char **errmsg) {
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86Target();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86AsmPrinter();
+  LLVMTargetRef target;
+  char *message = NULL;
+  if (strncmp(triple, "x86_64", 6) || LLVMGetTargetFromTriple(triple, &target, &message)) {
+    *errmsg = format("unsupported host triple '%s'%s%s: the wrapper is emitted for x86-64 only",
+                     triple, message ? ": " : "", message ? message : "");
+    LLVMDisposeMessage(message);
+    return NULL;
+  }
+  // PIC: the wrapper goes into position-independent executables and shared libraries.
+  return LLVMCreateTargetMachine(target, triple, "x86-64", "", LLVMCodeGenLevelDefault,
+                                 LLVMRelocPIC, LLVMCodeModelDefault);
+}
+
+int write_wrapper_object(const char *path, const OffloadEntry *images,
+                         const PropertySets *properties, size_t count, const WrapOptions *o,
+                         char **errmsg) {
+  if (count > UINT16_MAX) {
+    *errmsg = format("%zu images do not fit the descriptor's 16-bit count", count);
+    return -1;
+  }
+  char *default_triple = LLVMGetDefaultTargetTriple();
+  const char *triple = o->host_triple ? o->host_triple : default_triple;
+  LLVMTargetMachineRef tm = create_host_target_machine(triple, errmsg);
+  if (!tm) {
+    LLVMDisposeMessage(default_triple);
+    return -1;
+  }
+  Wrapper w = {.ctx = LLVMContextCreate()};
+  w.module = LLVMModuleCreateWithNameInContext("sycl-thinlto.wrapper", w.ctx);
+  LLVMSetTarget(w.module, triple);
+  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(w.module, layout);
+  define_types(&w);
+
+  LLVMValueRef *image_values = xcalloc(count ? count : 1, sizeof *image_values);
+  for (size_t i = 0; i < count; i++)
+    image_values[i] = device_image_constant(&w, &images[i], &properties[i], o);
+  LLVMValueRef images_begin, images_end;
+  add_array(&w, "device_images", w.image_type, image_values, count, &images_begin, &images_end);
+  LLVMValueRef desc_fields[] = {const_int(w.i16, BIN_DESC_VERSION), const_int(w.i16, count),
+                                images_begin, null_pointer(&w), null_pointer(&w)};
+  LLVMValueRef desc =
+      add_internal_constant(&w, "descriptor", LLVMConstNamedStruct(w.desc_type, desc_fields, 5));
+  add_registration(&w, "sycl.descriptor_reg", "__sycl_register_lib", desc, "llvm.global_ctors");
+  add_registration(&w, "sycl.descriptor_unreg", "__sycl_unregister_lib", desc, "llvm.global_dtors");
+
+  Buffer object = {0};
+  int rc = emit_object(w.module, tm, &object, errmsg);
+  if (!rc && (rc = write_file_atomic(path, object.data, object.size))) {
+    *errmsg = format("cannot write the wrapper object: %s", strerror(-rc));
+    rc = -1;
+  }
+  free(object.data);
+  free(image_values);
+  LLVMDisposeTargetData(layout);
+  LLVMDisposeModule(w.module);
+  LLVMContextDispose(w.ctx);
+  LLVMDisposeTargetMachine(tm);
+  LLVMDisposeMessage(default_triple);
+  return rc;
+}
+
+//
+// `sycl-thinlto wrap IMAGES -o wrapper.o`
+//
+
+static const char wrap_usage[] =
+    "USAGE: sycl-thinlto wrap [options] <images> -o <wrapper.o>\n"
+    "\n"
+    "Writes a host object registering the SYCL images of the given OffloadBinary files\n"
+    "(what `sycl-thinlto link` writes) with __sycl_register_lib, each with its kernels\n"
+    "and its property sets (the `properties` key).\n"
+    "\n"
+    "OPTIONS:\n"
+    "  -o <file>                  the wrapper object (required)\n"
+    "  --host-triple=<triple>     host target (default: LLVM's default triple; x86-64 only)\n"
+    "  --compile-options=<text>   compile options recorded for every image\n"
+    "  --link-options=<text>      link options recorded for every image\n";
+
+// Reads the SYCL images of every file in FILES, with their property sets. The OffloadEntry
+// texts point into *bytes (one buffer per file), freed by the caller.
+int read_images_to_wrap(const StringList *files, OffloadEntry **images, PropertySets **properties,
+                        size_t *count, Buffer **bytes) {
+  *images = NULL;
+  *properties = NULL;
+  *count = 0;
+  *bytes = xcalloc(files->count ? files->count : 1, sizeof(Buffer));
+  size_t cap = 0;
+  for (size_t f = 0; f < files->count; f++) {
+    const char *path = files->items[f];
+    int rc = read_file(path, &(*bytes)[f]);
+    if (rc) {
+      error(path, "cannot read: %s", strerror(-rc));
+      return -1;
+    }
+    OffloadEntry *entries;
+    size_t n;
+    char *why;
+    if (!is_offload_binary((*bytes)[f].data, (*bytes)[f].size)) {
+      error(path, "not an OffloadBinary file (what 'sycl-thinlto link' writes)");
+      return -1;
+    }
+    if (offload_binary_parse((*bytes)[f].data, (*bytes)[f].size, &entries, &n, &why)) {
+      error(path, "%s", why);
+      free(why);
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      if (entries[i].offload_kind != OFK_SYCL) {
+        warning(path, "image %zu is not a SYCL image; not wrapped", i);
+        free(entries[i].strings);
+        continue;
+      }
+      if (*count == cap) {
+        cap = cap ? cap * 2 : 8;
+        *images = xrealloc(*images, cap * sizeof **images);
+        *properties = xrealloc(*properties, cap * sizeof **properties);
+      }
+      PropertySets sets = {0};
+      const char *json = offload_entry_get(&entries[i], "properties");
+      if (json && propsets_from_json(json, &sets, &why)) {
+        error(path, "image %zu: bad property sets: %s", i, why);
+        free(why);
+        return -1;
+      }
+      (*images)[*count] = entries[i];
+      (*properties)[(*count)++] = sets;
+    }
+    free(entries);
+  }
+  return 0;
+}
+
+int wrap_main(int argc, char **argv) {
+  const char *output = NULL;
+  WrapOptions o = {0};
+  StringList inputs = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(wrap_usage, stdout);
+      return 0;
+    } else if (!strcmp(a, "-o")) {
+      if (++i >= argc) fatal(NULL, "option '-o' needs a value");
+      output = argv[i];
+    } else if (!strncmp(a, "--host-triple=", 14)) {
+      o.host_triple = a + 14;
+    } else if (!strncmp(a, "--compile-options=", 18)) {
+      o.compile_options = a + 18;
+    } else if (!strncmp(a, "--link-options=", 15)) {
+      o.link_options = a + 15;
+    } else if (!strcmp(a, "-v")) {
+      verbose = true;
+    } else if (a[0] == '-' && a[1]) {
+      fatal(NULL, "unknown option '%s'; see 'sycl-thinlto wrap --help'", a);
+    } else {
+      strlist_push(&inputs, xstrdup(a));
+    }
+  }
+  if (!output) fatal(NULL, "no output file; use -o <file>");
+  if (!inputs.count) fatal(NULL, "no input files");
+  OffloadEntry *images;
+  PropertySets *properties;
+  Buffer *bytes;
+  size_t count;
+  if (read_images_to_wrap(&inputs, &images, &properties, &count, &bytes)) exit_on_errors();
+  char *why;
+  if (write_wrapper_object(output, images, properties, count, &o, &why)) fatal(output, "%s", why);
+  note("wrapped %zu image(s)", count);
+  for (size_t i = 0; i < count; i++) {
+    free(images[i].strings);
+    propsets_free(&properties[i]);
+  }
+  for (size_t f = 0; f < inputs.count; f++)
+    free(bytes[f].data);
+  free(bytes);
+  free(images);
+  free(properties);
+  return 0;
+}
