@@ -16,7 +16,8 @@
 
 extern char **environ;
 
-#define LLVM_BIN "/usr/lib/llvm-22/bin"
+// Where clang++, clang-sycl-linker and the LLVM tools are (--llvm-bin).
+static const char *llvm_bin = "/usr/lib/llvm-22/bin";
 
 typedef struct {
   const char *name;
@@ -36,6 +37,7 @@ typedef struct {
   Size size;
   int jobs; // "all cores"
   bool plot;
+  bool reuse; // --reuse-objects: a program compiled by an earlier run (e.g. on another machine)
 } Config;
 
 // One measured run.
@@ -207,7 +209,10 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   snprintf(body, sizeof body, "%d", s.body);
   char *gen[] = {(char *)c->gen, "--units", units, "--kernels", kernels, "--helpers",
                  helpers,        "--body",  body,  "-o",        src,     NULL};
-  run_or_die(gen, log);
+  char *last = format("%s/u%04d.dev.o", obj, s.units - 1);
+  bool reuse = c->reuse && access(last, R_OK) == 0;
+  free(last);
+  if (!reuse) run_or_die(gen, log);
 
   // Compile once: plain objects (what clang++ -fsycl writes by default) for every linker.
   double start = now_seconds();
@@ -216,7 +221,7 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   for (int u = 0; u < s.units; u++) {
     char *in = format("%s/u%04d.cpp", src, u), *out = format("%s/u%04d.o", obj, u);
     char **argv = xcalloc(8, sizeof(char *));
-    argv[0] = LLVM_BIN "/clang++";
+    argv[0] = format("%s/clang++", llvm_bin);
     argv[1] = "-fsycl";
     argv[2] = "-c";
     argv[3] = in;
@@ -225,30 +230,38 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
     cmds[u] = argv;
     strlist_push(&objects, out);
   }
-  run_parallel(cmds, s.units, c->jobs, log);
-  printf("  compiled %d units in %.1f s (-j%d)\n", s.units, now_seconds() - start, c->jobs);
+  if (reuse) {
+    printf("  reusing the %d compiled units in %s\n", s.units, obj);
+  } else {
+    run_parallel(cmds, s.units, c->jobs, log);
+    printf("  compiled %d units in %.1f s (-j%d)\n", s.units, now_seconds() - start, c->jobs);
+  }
 
   // clang-sycl-linker takes bare bitcode: extract each unit's device image.
   for (int u = 0; u < s.units; u++) {
     char *off = format("%s/u%04d.off", obj, u), *bc = format("%s/u%04d.dev.o", obj, u);
+    if (reuse) {
+      strlist_push(&device, bc);
+      continue;
+    }
     char *dump = format("--dump-section=.llvm.offloading=%s", off),
          *img = format("--image=file=%s", bc);
-    char *a[] = {LLVM_BIN "/llvm-objcopy", dump, objects.items[u], NULL};
+    char *a[] = {format("%s/llvm-objcopy", llvm_bin), dump, objects.items[u], NULL};
     run_or_die(a, log);
-    char *b[] = {LLVM_BIN "/llvm-offload-binary", off, img, NULL};
+    char *b[] = {format("%s/llvm-offload-binary", llvm_bin), off, img, NULL};
     run_or_die(b, log);
     strlist_push(&device, bc);
   }
   char *lib_ll = path_in(src, "devicelib.ll"), *lib_bc = path_in(obj, "devicelib.bc");
-  char *as[] = {LLVM_BIN "/llvm-as", lib_ll, "-o", lib_bc, NULL};
-  run_or_die(as, log);
+  char *as[] = {format("%s/llvm-as", llvm_bin), lib_ll, "-o", lib_bc, NULL};
+  if (!reuse) run_or_die(as, log);
   char *devlibs = format("--device-libs=%s", lib_bc);
 
   char *out = path_in(dir, "out.bin");
   char **argv = xcalloc(s.units + 16, sizeof(char *));
   // Upstream clang-sycl-linker 22: one module, llvm-link + the SPIR-V backend, one thread.
   int k = 0;
-  argv[k++] = LLVM_BIN "/clang-sycl-linker";
+  argv[k++] = format("%s/clang-sycl-linker", llvm_bin);
   for (int u = 0; u < s.units; u++)
     argv[k++] = device.items[u];
   argv[k++] = "-triple=spirv64-unknown-unknown";
@@ -259,12 +272,16 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   argv[k] = NULL;
   record("upstream clang-sycl-linker", s.units, 1, argv, log, out);
 
-  // Ours: the same objects, ThinLTO, cold; spirv-val is run here for every linker alike.
-  for (int j = 0; j < num_jobs; j++) {
+  // Ours: the same objects, ThinLTO, cold, then full LTO (one module, split after linking)
+  // at the same -j; spirv-val is run here for every linker alike.
+  for (int run = 0; run < 2 * num_jobs; run++) {
+    int j = run % num_jobs;
+    bool full = run >= num_jobs;
     char *jobs = format("-j%d", jobs_list[j]);
     k = 0;
     argv[k++] = (char *)c->tool;
     argv[k++] = "link";
+    argv[k++] = full ? "--lto=full" : "--lto=thin";
     argv[k++] = jobs;
     argv[k++] = "--no-validate";
     argv[k++] = devlibs;
@@ -273,7 +290,8 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
     argv[k++] = "-o";
     argv[k++] = out;
     argv[k] = NULL;
-    record("sycl-thinlto thin, cold", s.units, jobs_list[j], argv, log, out);
+    record(full ? "sycl-thinlto full" : "sycl-thinlto thin, cold", s.units, jobs_list[j], argv, log,
+           out);
   }
   free(argv);
 }
@@ -292,6 +310,8 @@ static void print_summary(const Config *c, int *jobs_list, int num_jobs) {
   print_ratio("incremental relink / cold thin, wall", NULL, thin, false);
   print_ratio("thin / full LTO, peak RSS", thin, find_run("sycl-thinlto full", c->size.units, top),
               true);
+  print_ratio("thin / full LTO, wall (-j1)", thin1, find_run("sycl-thinlto full", c->size.units, 1),
+              false);
   if (thin1 && thin)
     printf("| speed-up of thin -j%d over -j1 | %.2f |\n", top, thin1->wall / thin->wall);
 
@@ -312,8 +332,9 @@ static void plot(const Config *c, int top_jobs) {
   char *data = path_in(c->out_dir, "plot.dat"), *png = path_in(c->out_dir, "bench.png");
   FILE *f = fopen(data, "w");
   if (!f) return;
-  const char *labels[] = {"upstream clang-sycl-linker", "sycl-thinlto thin, cold"};
-  for (int l = 0; l < 2; l++) {
+  const char *labels[] = {"upstream clang-sycl-linker", "sycl-thinlto thin, cold",
+                          "sycl-thinlto full"};
+  for (int l = 0; l < 3; l++) {
     fprintf(f, "# %s\n", labels[l]);
     for (int i = 0; i < num_runs; i++)
       if (!strcmp(runs[i].label, labels[l]) && (l == 0 || runs[i].jobs == top_jobs) &&
@@ -328,12 +349,14 @@ static void plot(const Config *c, int top_jobs) {
              "set multiplot layout 1,2; set key top left; set xlabel 'kernels';"
              "set ylabel 'link wall time (s)';"
              "plot '%s' index 0 using 1:2 with linespoints title 'upstream clang-sycl-linker',"
-             " '' index 1 using 1:2 with linespoints title 'sycl-thinlto -j%d';"
+             " '' index 1 using 1:2 with linespoints title 'sycl-thinlto -j%d',"
+             " '' index 2 using 1:2 with linespoints title 'sycl-thinlto --lto=full -j%d';"
              "set ylabel 'peak RSS (MB)';"
              "plot '%s' index 0 using 1:3 with linespoints title 'upstream clang-sycl-linker',"
-             " '' index 1 using 1:3 with linespoints title 'sycl-thinlto -j%d';"
+             " '' index 1 using 1:3 with linespoints title 'sycl-thinlto -j%d',"
+             " '' index 2 using 1:3 with linespoints title 'sycl-thinlto --lto=full -j%d';"
              "unset multiplot",
-             png, data, top_jobs, data, top_jobs);
+             png, data, top_jobs, top_jobs, data, top_jobs, top_jobs);
   char *argv[] = {"gnuplot", "-e", script, NULL};
   if (run_measured(argv, NULL, NULL, NULL, NULL) == 0)
     printf("Plot: %s\n", png);
@@ -367,9 +390,14 @@ int main(int argc, char **argv) {
       c.gen = v, i++;
     else if (!strcmp(a, "--no-plot"))
       c.plot = false;
+    else if (!strcmp(a, "--reuse-objects"))
+      c.reuse = true;
+    else if (!strcmp(a, "--llvm-bin") && v)
+      llvm_bin = v, i++;
     else {
       fprintf(stderr, "usage: sycl-bench [--size smoke|small|large] [--units N] "
-                      "[--jobs 1,2,...] [--out DIR] --tool PATH --gen PATH [--no-plot]\n");
+                      "[--jobs 1,2,...] [--out DIR] --tool PATH --gen PATH [--no-plot] "
+                      "[--reuse-objects]\n");
       return 2;
     }
   }

@@ -30,11 +30,18 @@ static bool is_strong(LLVMValueRef gv) {
 typedef struct {
   const Buffer *bitcode;
   StringList *defined; // per module: its linkable definitions; strong ones marked with '!'
+  char (*content_key)[CACHE_KEY_SIZE]; // NULL without a cache
 } IndexJob;
 
 // Runs on a worker thread: reads module I lazily, writes only defined[i].
 static void list_definitions(void *arg, size_t i) {
   IndexJob *job = arg;
+  if (job->content_key) {
+    CacheHasher h;
+    cache_hash_init(&h);
+    cache_hash_update(&h, job->bitcode[i].data, job->bitcode[i].size);
+    cache_hash_final(&h, job->content_key[i]);
+  }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -57,8 +64,14 @@ static void list_definitions(void *arg, size_t i) {
   context_dispose(ctx);
 }
 
+// Seed 002: a set's functions stay in its image (the runtime links it), and a dummy image
+// provides nothing: completion never copies them into another image.
+static bool may_provide(const LinkModule *m, const char *name) {
+  return !m->dummy && !strlist_contains(&m->virtual_functions, name);
+}
+
 void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
-  IndexJob job = {s->bitcode, xcalloc(s->num_modules, sizeof(StringList))};
+  IndexJob job = {s->bitcode, xcalloc(s->num_modules, sizeof(StringList)), s->content_key};
   parallel_for(s->num_modules, jobs, list_definitions, &job);
   // Provider: the module symbol resolution chose, else the first strong, else the first.
   StrMap strong = {0};
@@ -69,7 +82,9 @@ void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
       void *mine = (void *)(i + 1);
       LinkModule *winner = strmap_get(&r->prevailing, name);
       void *have = strmap_get(&s->provider, name);
-      if (winner && winner->index == (int)i) {
+      if (!may_provide(&r->modules[i], name)) {
+        // a set's function, or a dummy's: never linked elsewhere
+      } else if (winner && winner->index == (int)i) {
         strmap_put(&s->provider, name, mine);
         strmap_put(&strong, name, (void *)2); // resolution's choice is final
       } else if (!have || (entry[0] == '!' && !strmap_get(&strong, name))) {
@@ -87,7 +102,7 @@ void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
 
 // The definitions M still lacks, grouped by the module that provides them.
 static size_t collect_wanted(LLVMModuleRef m, const CompletionSources *s, StrMap *tried,
-                             StringList *wanted) {
+                             StringList *wanted, StringList *looked_up) {
   size_t found = 0;
   LLVMValueRef lists[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
   for (int k = 0; k < 2; k++)
@@ -97,9 +112,10 @@ static size_t collect_wanted(LLVMModuleRef m, const CompletionSources *s, StrMap
       size_t len;
       const char *name = LLVMGetValueName2(gv, &len);
       if (!len || strmap_get(tried, name)) continue;
+      strmap_put(tried, name, (void *)1);
+      if (looked_up) strlist_push(looked_up, xstrndup(name, len));
       uintptr_t provider = (uintptr_t)strmap_get(&s->provider, name);
       if (!provider) continue;
-      strmap_put(tried, name, (void *)1);
       strlist_push(&wanted[provider - 1], xstrndup(name, len));
       found++;
     }
@@ -107,8 +123,9 @@ static size_t collect_wanted(LLVMModuleRef m, const CompletionSources *s, StrMap
 }
 
 // In the source, definitions M already has become declarations, and every other one
-// becomes linkonce_odr: the linker then copies only what M ends up referencing.
-static void make_lazy(LLVMModuleRef src, LLVMModuleRef dst) {
+// becomes linkonce_odr: the linker then copies only what M ends up referencing. So do a
+// set's functions that nothing provides (see may_provide): a use must not copy them along.
+static void make_lazy(LLVMModuleRef src, LLVMModuleRef dst, const CompletionSources *s) {
   LLVMValueRef lists[2] = {LLVMGetFirstFunction(src), LLVMGetFirstGlobal(src)};
   for (int k = 0; k < 2; k++)
     for (LLVMValueRef gv = lists[k]; gv;
@@ -117,7 +134,10 @@ static void make_lazy(LLVMModuleRef src, LLVMModuleRef dst) {
       size_t len;
       const char *name = LLVMGetValueName2(gv, &len);
       LLVMValueRef mine = k == 0 ? LLVMGetNamedFunction(dst, name) : LLVMGetNamedGlobal(dst, name);
-      if (mine && !LLVMIsDeclaration(mine)) {
+      bool outlined = k == 0 && !strmap_get(&s->provider, name) &&
+                      LLVMGetStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex,
+                                                    "indirectly-callable", 19);
+      if ((mine && !LLVMIsDeclaration(mine)) || outlined) {
         bridge_make_declaration(gv);
       } else {
         LLVMSetComdat(gv, NULL);
@@ -127,13 +147,18 @@ static void make_lazy(LLVMModuleRef src, LLVMModuleRef dst) {
 }
 
 int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg) {
+  return complete_module_recording(m, s, NULL, errmsg);
+}
+
+int complete_module_recording(LLVMModuleRef m, const CompletionSources *s,
+                              StringList *looked_up, char **errmsg) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   StrMap tried = {0};
   StringList *wanted = xcalloc(s->num_modules, sizeof(StringList));
   int status = 0;
   // Each round links from every module that provides something still missing; what
   // those definitions need in turn is found by the next round.
-  while (status == 0 && collect_wanted(m, s, &tried, wanted)) {
+  while (status == 0 && collect_wanted(m, s, &tried, wanted, looked_up)) {
     for (size_t i = 0; i < s->num_modules && status == 0; i++) {
       if (!wanted[i].count) continue;
       LLVMModuleRef src;
@@ -142,7 +167,7 @@ int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg) 
         status = -1;
         break;
       }
-      make_lazy(src, m);
+      make_lazy(src, m, s);
       if (LLVMLinkModules2(m, src)) {
         const char *why = context_last_error(ctx);
         *errmsg = format("cannot link definitions of %s: %s", wanted[i].items[0],

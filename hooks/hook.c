@@ -10,6 +10,8 @@
 
 typedef struct HookRun HookRun;
 
+size_t hook_cache_hits;
+
 typedef struct {
   uv_work_t work; // completion + finalization, then the checks, on the thread pool
   HookRun *run;
@@ -20,6 +22,9 @@ typedef struct {
   StringList undefined_users; // "name\tkernel kernel ..." for declarations left over
   char *bc_path;              // translator input
   char *error;
+  char cache_key[CACHE_KEY_SIZE]; // with --cache-dir
+  bool cache_hit;                 // the whole result came from the cache
+  StringList looked_up;           // names completion searched: the cache entry's dependencies
 } HookJob;
 
 struct HookRun {
@@ -96,6 +101,36 @@ static void record_undefined_users(LLVMModuleRef m, HookJob *job) {
     }
 }
 
+// --stats: ThinLTO's out-of-line imports (-avail-extern-to-local names them NAME.__uniq.ID),
+// and the definitions a module holds, before and after completion.
+static size_t count_imported_copies(LLVMModuleRef m) {
+  size_t n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    n += !LLVMIsDeclaration(f) && strstr(LLVMGetValueName2(f, &(size_t){0}), ".__uniq.") != NULL;
+  return n;
+}
+
+static size_t count_definitions(LLVMModuleRef m) {
+  size_t n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    n += !LLVMIsDeclaration(f);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    n += !LLVMIsDeclaration(g);
+  return n;
+}
+
+// --time-trace: one span of this image's work on the calling thread; returns the end time.
+static double trace_step(const HookJob *job, const char *name, double start) {
+  double end = now_seconds();
+  if (trace_enabled()) {
+    char detail[512];
+    snprintf(detail, sizeof detail, "image %zu: %s", job->image,
+             job->run->r->modules[job->index].input->origin);
+    trace_span(name, detail, start, end, trace_thread_id());
+  }
+  return end;
+}
+
 // Thread pool: complete and finalize one image in its own context.
 static void complete_work(uv_work_t *req) {
   HookJob *job = req->data;
@@ -103,11 +138,25 @@ static void complete_work(uv_work_t *req) {
   const LinkModule *lm = &run->r->modules[job->index];
   const Buffer *in = &run->optimized[job->index];
   save_temp(run->opts, job->image, "opt.bc", in);
+  // An unchanged image whose completion would find the same definitions is not redone.
+  if (run->opts->cache) {
+    image_cache_key(in, run->opts, job->cache_key);
+    if (image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) {
+      job->cache_hit = true;
+      return;
+    }
+  }
 
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
+  double step = now_seconds();
   if (module_parse(ctx, in->data, in->size, lm->id, false, &m, &job->error)) goto done;
-  if (complete_module(m, run->sources, &job->error)) goto dispose;
+  stats_add(STAT_IMPORTS, count_imported_copies(m));
+  size_t defined = count_definitions(m);
+  StringList *looked_up = run->opts->cache ? &job->looked_up : NULL;
+  if (complete_module_recording(m, run->sources, looked_up, &job->error)) goto dispose;
+  stats_add(STAT_COMPLETION_LINKS, count_definitions(m) - defined);
+  step = trace_step(job, "complete", step);
 
   StringList entry_points = {0};
   for (size_t i = 0; i < lm->kernels.count; i++)
@@ -115,9 +164,12 @@ static void complete_work(uv_work_t *req) {
   if (run->opts->allow_dependencies)
     for (size_t i = 0; i < lm->exported.count; i++)
       strlist_push(&entry_points, lm->exported.items[i]);
-  int failed = finalize_module(m, &entry_points, &job->error);
+  for (size_t i = 0; i < lm->virtual_functions.count; i++) // a set image exports its set
+    strlist_push(&entry_points, lm->virtual_functions.items[i]);
+  int failed = finalize_module(m, &entry_points, run->opts->opt_level, &job->error);
   free(entry_points.items); // the names belong to the module
   if (failed) goto dispose;
+  step = trace_step(job, "finalize", step);
 
   // The symbol table: the kernels that are really in the image, in module order.
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
@@ -138,6 +190,7 @@ static void complete_work(uv_work_t *req) {
   compute_properties(m, &props, &job->result->properties);
   job->linked = module_write(m);
   save_temp(run->opts, job->image, "linked.bc", &job->linked);
+  trace_step(job, "properties", step);
 dispose:
   LLVMDisposeModule(m);
 done:
@@ -153,9 +206,16 @@ static const char *kernels_of(HookJob *job, const char *name) {
   return "";
 }
 
-// Thread pool: what the SPIR-V still imports must be the implementation's, and it must
-// pass spirv-val.
-static void check_work(uv_work_t *req) {
+// Seed 002: a function of a set some image of this link holds; the runtime links that image.
+static bool is_set_function(const Resolution *r, const char *name) {
+  for (size_t i = 0; i < r->num_modules; i++)
+    if (r->modules[i].emit && strlist_contains(&r->modules[i].virtual_functions, name)) return true;
+  return false;
+}
+
+// Thread pool: what the SPIR-V still imports must be the implementation's or a set's, and it
+// must pass spirv-val.
+static void check_image(uv_work_t *req) {
   HookJob *job = req->data;
   const HookOptions *opts = job->run->opts;
   ImageResult *res = job->result;
@@ -166,7 +226,9 @@ static void check_work(uv_work_t *req) {
   Buffer missing = {0};
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
-    if (is_implementation_name(name) || opts->allow_dependencies) continue;
+    if (is_implementation_name(name) || opts->allow_dependencies ||
+        is_set_function(job->run->r, name))
+      continue;
     char *line = format("%sundefined symbol: %s\n>>> referenced by kernel(s): %s",
                         missing.size ? "\n" : "", name, kernels_of(job, name));
     buffer_append(&missing, line, strlen(line));
@@ -178,6 +240,14 @@ static void check_work(uv_work_t *req) {
     return;
   }
   if (opts->validate && spirv_validate(&res->spirv, &job->error)) return;
+  if (opts->cache)
+    image_cache_store(opts->cache, job->cache_key, &job->looked_up, job->run->sources, res);
+}
+
+static void check_work(uv_work_t *req) {
+  double start = now_seconds();
+  check_image(req);
+  trace_step(req->data, "check", start);
 }
 
 static void check_done(uv_work_t *req, int status) {
@@ -224,7 +294,7 @@ static void complete_done(uv_work_t *req, int status) {
   (void)status;
   HookJob *job = req->data;
   HookRun *run = job->run;
-  if (job->error) {
+  if (job->error || job->cache_hit) {
     finish_failed(job);
     return;
   }
@@ -247,6 +317,7 @@ static void complete_done(uv_work_t *req, int status) {
 
 void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageResult *results) {
   CompletionSources sources = {.bitcode = optimized, .num_modules = r->num_modules};
+  if (opts->cache) sources.content_key = xcalloc(r->num_modules, CACHE_KEY_SIZE);
   index_definitions(&sources, r, opts->jobs);
 
   HookRun run = {.r = r, .optimized = optimized, .sources = &sources, .opts = opts};
@@ -282,8 +353,13 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
   if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");
 
   // Report in image order, whatever order the workers finished in.
+  size_t hits = 0;
   for (size_t j = 0; j < emitted; j++) {
     HookJob *job = &jobs[j];
+    hits += job->cache_hit;
+    for (size_t i = 0; i < job->looked_up.count; i++)
+      free(job->looked_up.items[i]);
+    free(job->looked_up.items);
     if (job->error) {
       const LinkModule *m = job->result->module;
       error(m->input->origin, "%s", job->error);
@@ -295,5 +371,8 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
       free(job->undefined_users.items[i]);
     free(job->undefined_users.items);
   }
+  if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
+  hook_cache_hits = hits;
+  free(sources.content_key);
   free(jobs);
 }

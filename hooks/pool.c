@@ -39,6 +39,8 @@ typedef struct Worker {
   int open_handles; // freed when this drops to 0
 
   Job *job; // the job it owns, NULL when idle
+  double sent_at;   // --time-trace: when the job was handed to this worker
+  size_t sent_size; // and how much bitcode it got
   uv_write_t write_req;
   WorkerFrame request_header;
   Buffer sending; // the bitcode being written; freed when the write ends
@@ -236,6 +238,12 @@ static void take_response(Worker *w) {
   }
   w->response = NULL;
   w->response_size = w->response_cap = 0;
+  if (trace_enabled()) {
+    char detail[96];
+    snprintf(detail, sizeof detail, "%zu bytes of bitcode, %zu of SPIR-V", w->sent_size,
+             spirv.size);
+    trace_span("codegen", detail, w->sent_at, now_seconds(), TRACE_WORKER_TID + (int)w->serial);
+  }
   WorkerPool *pool = w->pool;
   finish_job(pool, job, spirv, errmsg);
   dispatch(pool);
@@ -340,6 +348,8 @@ fail_spawn:
 
 static void send_job(Worker *w, Job *job) {
   w->job = job;
+  w->sent_at = now_seconds();
+  w->sent_size = job->bitcode.size;
   w->stderr_text.size = 0;
   w->sending = job->bitcode; // the write owns the bytes now; the job keeps its callback
   job->bitcode = (Buffer){0};

@@ -23,7 +23,9 @@ extern "C" int bridge_write_bitcode_with_summary(LLVMModuleRef m, Buffer *out, c
   llvm::ModuleSummaryIndex index = llvm::buildModuleSummaryIndex(module, nullptr, &psi);
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream os(bytes);
-  llvm::WriteBitcodeToFile(module, os, /*ShouldPreserveUseListOrder=*/false, &index);
+  // The module hash lets libLTO's cache recognise an unchanged module (--cache-dir).
+  llvm::WriteBitcodeToFile(module, os, /*ShouldPreserveUseListOrder=*/false, &index,
+                           /*GenerateHash=*/true);
   if (bytes.empty()) {
     *errmsg = xstrdup("cannot write bitcode with a summary");
     return -1;

@@ -35,7 +35,8 @@ void cache_hash_string(CacheHasher *h, const char *s) {
 void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]) {
   uint8_t digest[HASH_SIZE];
   llvm_blake3_hasher_finalize((llvm_blake3_hasher *)h->state, digest, sizeof digest);
-  for (int i = 0; i < HASH_SIZE; i++) snprintf(key + 2 * i, 3, "%02x", digest[i]);
+  for (int i = 0; i < HASH_SIZE; i++)
+    snprintf(key + 2 * i, 3, "%02x", digest[i]);
 }
 
 static void digest_of(const void *data, size_t size, uint8_t out[HASH_SIZE]) {
@@ -54,11 +55,20 @@ static int parse_duration(const char *text, uint64_t *seconds) {
   unsigned long long v = strtoull(text, &end, 10);
   if (end == text) return -1;
   switch (*end) {
-  case 's': v *= 1; break;
-  case 'm': v *= 60; break;
-  case 'h': v *= 3600; break;
-  case 'd': v *= 86400; break;
-  default: return -1;
+  case 's':
+    v *= 1;
+    break;
+  case 'm':
+    v *= 60;
+    break;
+  case 'h':
+    v *= 3600;
+    break;
+  case 'd':
+    v *= 86400;
+    break;
+  default:
+    return -1;
   }
   if (end[1]) return -1;
   *seconds = v;
@@ -72,7 +82,8 @@ static int parse_size(const char *text, uint64_t *bytes) {
   const char *units = "bkmg";
   const char *u = *end ? strchr(units, *end | 0x20) : units;
   if (!u || (*end && end[1])) return -1;
-  for (; u > units; u--) v *= 1024;
+  for (; u > units; u--)
+    v *= 1024;
   *bytes = v;
   return 0;
 }
@@ -244,6 +255,7 @@ void cache_prune(const Cache *c) {
     total -= entries[first].size;
     first++;
   }
-  for (size_t i = 0; i < n; i++) free(entries[i].path);
+  for (size_t i = 0; i < n; i++)
+    free(entries[i].path);
   free(entries);
 }

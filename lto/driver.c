@@ -35,6 +35,12 @@ static const char link_usage[] =
     "  --triple=<triple>                 device triple (spirv64* or spir64*)\n"
     "  --arch=<arch>                     device architecture recorded in the output\n"
     "  --save-temps                      keep each image's bitcode and SPIR-V beside -o\n"
+    "  --cache-dir=<dir>                 reuse unchanged work of earlier links (incremental)\n"
+    "  --cache-policy=<policy>           prune_after=7d:prune_interval=20m:cache_size_bytes=1g\n"
+    "                                    :cache_size_files=N (lld's spelling)\n"
+    "  --lto=thin|full                   ThinLTO (default), or one module split after linking\n"
+    "  --time-trace=<file>               write a Chrome trace (chrome://tracing, Perfetto)\n"
+    "  --stats                           print images, modules, imports, completion, cache\n"
     "  -v                                print what is done, and each stage's time\n"
     "  --version, --help\n";
 
@@ -47,6 +53,11 @@ typedef struct {
   bool save_temps;
   bool allow_dependencies;
   bool check_imports;
+  bool full_lto;          // --lto=full
+  const char *time_trace; // --time-trace=FILE
+  bool stats;
+  const char *cache_dir;
+  const char *cache_policy;
   int opt_level;
   SplitOptions split; // the link-time split stage (split/stage.c)
   bool validate;
@@ -139,6 +150,18 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->allow_dependencies = true;
     } else if (!strcmp(a, "--check-imports")) {
       o->check_imports = true;
+    } else if ((v = option_value(argc, argv, &i, a, "--lto"))) {
+      if (strcmp(v, "thin") && strcmp(v, "full"))
+        fatal(NULL, "--lto: expected thin or full, not '%s'", v);
+      o->full_lto = !strcmp(v, "full");
+    } else if ((v = option_value(argc, argv, &i, a, "--time-trace"))) {
+      o->time_trace = v;
+    } else if (!strcmp(a, "--stats")) {
+      o->stats = true;
+    } else if ((v = option_value(argc, argv, &i, a, "--cache-dir"))) {
+      o->cache_dir = v;
+    } else if ((v = option_value(argc, argv, &i, a, "--cache-policy"))) {
+      o->cache_policy = v;
     } else if ((v = option_value(argc, argv, &i, a, "--split"))) {
       if (split_mode_parse(v, &o->split.mode))
         fatal(NULL, "--split: expected kernel, source, auto or none, not '%s'", v);
@@ -215,7 +238,22 @@ static double cpu_seconds(void) {
     __VA_ARGS__;                                                                                   \
     note("stage %-8s %8.3f s wall %8.3f s cpu", name, now_seconds() - start_,                      \
          cpu_seconds() - cpu_);                                                                    \
+    trace_span(name, NULL, start_, now_seconds(), 0);                                              \
   } while (0)
+
+// --stats: what the link did, for comparing modes and runs (stderr, one "name: value" a line).
+// Imports are the functions ThinLTO imported that stayed out of line: -avail-extern-to-local
+// turns each into an internal NAME.__uniq.ID copy, which the hooks count; an import inlined
+// everywhere leaves no copy, so this is a lower bound (0 under full LTO, which imports nothing).
+static void print_stats(size_t images, size_t modules, const Cache *cache, double wall) {
+  fprintf(stderr, "images: %zu\nmodules: %zu\nimports: %zu\ncompletion links: %zu\n", images,
+          modules, stats_get(STAT_IMPORTS), stats_get(STAT_COMPLETION_LINKS));
+  if (cache)
+    fprintf(stderr, "cache: %zu hit(s), %zu miss(es)\n", hook_cache_hits, images - hook_cache_hits);
+  else
+    fprintf(stderr, "cache: off\n");
+  fprintf(stderr, "wall: %.3f s\n", wall);
+}
 
 static int run_link(LinkOptions *o) {
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
@@ -230,6 +268,16 @@ static int run_link(LinkOptions *o) {
     if (translator_check_version(o->llvm_spirv, &why)) fatal(o->llvm_spirv, "%s", why);
   }
   check_output_writable(o->output);
+  Cache cache, *cachep = NULL;
+  if (o->cache_dir) {
+    CachePolicy policy;
+    char *why;
+    if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
+      fatal(NULL, "--cache-policy: %s", why);
+    if (cache_open(&cache, o->cache_dir, &policy, &why)) fatal(o->cache_dir, "%s", why);
+    cachep = &cache;
+  }
+  if (o->time_trace) trace_start();
   double start = now_seconds();
 
   // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
@@ -250,8 +298,10 @@ static int run_link(LinkOptions *o) {
 
   // Early split, for inputs not split at compile time: one image per kernel or per source,
   // virtual-function sets outlined, each with a summary; pre-split inputs pass through.
+  // Full LTO splits once, after linking, instead.
   o->split.allow_dependencies = o->allow_dependencies;
-  if (o->split.mode != SPLIT_NONE || o->split.aot)
+  o->split.cache = cachep;
+  if (!o->full_lto && (o->split.mode != SPLIT_NONE || o->split.aot))
     STAGE("split", split_inputs(&inputs, &o->split, o->jobs));
 
   // Who defines what, which definition wins, which images have kernels to emit.
@@ -259,12 +309,28 @@ static int run_link(LinkOptions *o) {
   STAGE("resolve", resolve_symbols(&r, &inputs, o->allow_dependencies, o->jobs));
 
   // Canonical triple, losing weak definitions dropped, a ThinLTO summary on every module.
-  STAGE("prepare", prepare_modules(&r, o->jobs));
+  STAGE("prepare", prepare_modules(&r, cachep, o->jobs));
 
-  // libLTO: combined index, imports, internalization, optimization; bitcode out.
-  Buffer *optimized = xcalloc(r.num_modules, sizeof(Buffer));
-  ThinLinkOptions tl = {.jobs = o->jobs, .import_instr_limit = o->import_instr_limit};
-  STAGE("thinlink", thin_link(&r, &tl, optimized));
+  size_t input_modules = r.num_modules;
+  Buffer *optimized;
+  InputSet images = {0}; // full LTO: the split images, which the hooks' modules point to
+  if (o->full_lto) {
+    // Full LTO, the traditional flow and the benchmark's baseline: every module linked into
+    // one (device libraries on demand), optimized once, split by the same rules as the split
+    // stage; the images are resolved like inputs and go through the same hooks.
+    FullModule full;
+    STAGE("fulllink", full_link(&r, o->jobs, &full));
+    STAGE("optimize", full_optimize(&full, &r, o->opt_level));
+    STAGE("split", optimized = full_split(&full, &r, &o->split, &images));
+    r = (Resolution){0};
+    STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, o->jobs));
+  } else {
+    // libLTO: combined index, imports, internalization, optimization; bitcode out.
+    optimized = xcalloc(r.num_modules, sizeof(Buffer));
+    ThinLinkOptions tl = {
+        .jobs = o->jobs, .import_instr_limit = o->import_instr_limit, .cache = cachep};
+    STAGE("thinlink", thin_link(&r, &tl, optimized));
+  }
 
   // Per image, in parallel: complete, finalize, symbol table, SPIR-V, checks.
   size_t emitted = 0;
@@ -279,6 +345,7 @@ static int run_link(LinkOptions *o) {
       .allow_dependencies = o->allow_dependencies,
       .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
+      .cache = cachep,
   };
   STAGE("hooks", run_hooks(&r, optimized, &ho, results));
   exit_on_errors();
@@ -286,8 +353,16 @@ static int run_link(LinkOptions *o) {
   if (o->check_imports) check_link_imports(results, emitted);
 
   STAGE("output", write_output(o->output, o->arch, results, emitted));
-  note("linked %zu image(s) from %zu module(s) in %.3f s", emitted, r.num_modules,
+  if (cachep) cache_prune(cachep);
+  note("linked %zu image(s) from %zu module(s) in %.3f s", emitted, input_modules,
        now_seconds() - start);
+  if (o->stats) print_stats(emitted, input_modules, cachep, now_seconds() - start);
+  if (o->time_trace) {
+    trace_span(o->full_lto ? "link (full LTO)" : "link (ThinLTO)", o->output, start, now_seconds(),
+               0);
+    int rc = trace_write(o->time_trace);
+    if (rc) warning(o->time_trace, "cannot write the time trace: %s", strerror(-rc));
+  }
   for (size_t i = 0; i < r.num_modules; i++)
     free(optimized[i].data);
   for (size_t i = 0; i < emitted; i++) {

@@ -24,12 +24,35 @@ static void drop_overridden(LLVMValueRef gv, const LinkModule *self, const Resol
 
 typedef struct {
   Resolution *r;
+  const Cache *cache;
 } PrepareJob;
+
+// The prepared bitcode depends on the input's bytes and on which of its definitions lost
+// (drop_overridden decides from the same resolution).
+static void prepare_key(const LinkModule *m, const Resolution *r, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_string(&h, "prepare v1 sycl-thinlto " SYCL_THINLTO_VERSION);
+  cache_hash_update(&h, m->input->data, m->input->size);
+  for (size_t i = 0; i < m->num_symbols; i++) {
+    const ModuleSymbol *sym = &m->symbols[i];
+    if (sym->def != DEF_STRONG && sym->def != DEF_WEAK) continue;
+    const LinkModule *winner = strmap_get(&r->prevailing, sym->name);
+    if (winner && winner != m) cache_hash_string(&h, sym->name);
+  }
+  cache_hash_final(&h, key);
+}
 
 // Runs on a worker thread: reads the shared resolution, writes only module I.
 static void prepare_one(void *arg, size_t i) {
   Resolution *r = ((PrepareJob *)arg)->r;
+  const Cache *cache = ((PrepareJob *)arg)->cache;
   LinkModule *m = &r->modules[i];
+  char key[CACHE_KEY_SIZE];
+  if (cache) {
+    prepare_key(m, r, key);
+    if (cache_get(cache, "prepared", key, &m->prepared) == 0) return;
+  }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -44,16 +67,31 @@ static void prepare_one(void *arg, size_t i) {
   }
   LLVMSetModuleIdentifier(mod, m->id, strlen(m->id));
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-    drop_overridden(f, m, r);
+    if (!m->dummy) drop_overridden(f, m, r); // the real set prevails: a dummy keeps its own
   for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
-    drop_overridden(g, m, r);
-  if (bridge_write_bitcode_with_summary(mod, &m->prepared, &why)) m->prepare_error = why;
+    if (!m->dummy) drop_overridden(g, m, r);
+  // A set's functions live in its image only; the runtime links it to the kernels (seed 002).
+  // libLTO imports no noinline function (FunctionImport's NoInline rule), so no kernel image
+  // gets a copy of one, not even a devirtualized direct callee.
+  for (size_t k = 0; k < m->virtual_functions.count && !m->dummy; k++) {
+    LLVMValueRef f = LLVMGetNamedFunction(mod, m->virtual_functions.items[k]);
+    if (!f) continue;
+    LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                   LLVMGetEnumAttributeKindForName("alwaysinline", 12));
+    unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(LLVMGetModuleContext(mod), kind, 0));
+  }
+  if (bridge_write_bitcode_with_summary(mod, &m->prepared, &why))
+    m->prepare_error = why;
+  else if (cache && cache_put(cache, "prepared", key, &m->prepared))
+    warning(cache->dir, "cannot write a cache entry");
   LLVMDisposeModule(mod);
   context_dispose(ctx);
 }
 
-void prepare_modules(Resolution *r, int jobs) {
-  PrepareJob job = {r};
+void prepare_modules(Resolution *r, const Cache *cache, int jobs) {
+  PrepareJob job = {r, cache};
   parallel_for(r->num_modules, jobs, prepare_one, &job);
   for (size_t i = 0; i < r->num_modules; i++)
     if (r->modules[i].prepare_error)

@@ -73,6 +73,9 @@ void buffer_append(Buffer *b, const void *data, size_t n);
 int read_file(const char *path, Buffer *out);
 // Writes PATH.tmp.PID then renames it over PATH: readers never see half a file.
 int write_file_atomic(const char *path, const void *data, size_t size);
+// rename(TMP, PATH), except that an existing non-regular PATH (/dev/null, a FIFO) is written
+// in place rather than replaced. 0, or a negative errno.
+int replace_file(const char *tmp, const char *path);
 double now_seconds(void);
 
 // A hash table from string to pointer (FNV-1a, open addressing); keys are copied.
@@ -89,6 +92,29 @@ void strmap_put(StrMap *m, const char *key, void *value);
 void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg);
 
 //
+// lto/trace.c — --time-trace (Chrome trace JSON) and --stats counters; thread-safe
+//
+
+enum { TRACE_WORKER_TID = 1000 }; // SPIR-V worker N is traced as thread 1000 + N
+
+void trace_start(void); // on the main thread (its id is 0); nothing is recorded before
+bool trace_enabled(void);
+// A small id for the calling thread: 0 the main thread, 1, 2, ... the others.
+int trace_thread_id(void);
+// A complete span ("ph":"X") from START to END (now_seconds()) on thread TID; DETAIL may be NULL.
+void trace_span(const char *name, const char *detail, double start, double end, int tid);
+// {"traceEvents":[...]} for chrome://tracing or Perfetto, written atomically. 0, or -errno.
+int trace_write(const char *path);
+
+typedef enum {
+  STAT_IMPORTS,          // functions ThinLTO imported that stayed as .__uniq. copies
+  STAT_COMPLETION_LINKS, // definitions completion linked into images
+  STAT_COUNT
+} Stat;
+void stats_add(Stat s, size_t n);
+size_t stats_get(Stat s);
+
+//
 // lto/module_io.c — LLVM modules in and out, with diagnostics captured per context
 //
 
@@ -101,6 +127,41 @@ const char *context_last_error(LLVMContextRef ctx);
 int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
                  LLVMModuleRef *out, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
+
+//
+// lto/cache.c — the incremental cache (issue 6)
+//
+
+enum { CACHE_KEY_SIZE = 65 }; // 64 hex digits of BLAKE3 and a NUL
+
+typedef struct {
+  uint8_t state[sizeof(llvm_blake3_hasher)];
+} CacheHasher;
+
+typedef struct {
+  uint64_t prune_after;    // seconds an entry may stay unused (default 7 days)
+  uint64_t prune_interval; // seconds between two prunings (default 20 minutes)
+  uint64_t max_bytes;      // 0: no limit
+  uint64_t max_files;      // 0: no limit
+} CachePolicy;
+
+typedef struct {
+  char *dir;
+  CachePolicy policy;
+} Cache;
+
+void cache_hash_init(CacheHasher *h);
+void cache_hash_update(CacheHasher *h, const void *data, size_t size);
+void cache_hash_string(CacheHasher *h, const char *s);
+void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]);
+// lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
+int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
+int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
+// 0 and the value, or -1 for a miss (absent, truncated or corrupt: a damaged entry is a miss).
+int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
+// Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
+int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
+void cache_prune(const Cache *c);
 
 // SYCL property sets (intel's PropertySetIO model). The types live here because every
 // image carries them from the hooks to the output; the code is in properties/.
@@ -228,6 +289,12 @@ typedef struct LinkModule {
   bool emit;           // produces an output image
   Buffer prepared;     // bitcode with a ThinLTO summary, ready for libLTO
   char *prepare_error; // set by a worker in the prepare stage
+  // Seed 002: an image without kernels holding an outlined "indirectly-callable" set (or the
+  // set's dummy) is emitted with the set's functions as entry points; no other image gets
+  // their definitions. A dummy resolves nothing, is no import source, skips libLTO.
+  char *virtual_set;            // the set it holds, or NULL
+  StringList virtual_functions; // its "indirectly-callable" definitions
+  bool dummy;                   // SPLIT_DUMMY_KEY / SPLIT_DUMMY_METADATA
 } LinkModule;
 
 typedef struct {
@@ -249,7 +316,8 @@ bool is_reserved_name(const char *name);
 //
 
 // Canonical triple, overridden weak definitions dropped, written with a summary.
-void prepare_modules(Resolution *r, int jobs);
+// With a cache, a module whose bytes and dropped definitions are unchanged is not redone.
+void prepare_modules(Resolution *r, const Cache *cache, int jobs);
 
 // bridge.cpp: llvm-c cannot build or write a ThinLTO module summary.
 // Writes M as bitcode with a summary into *out (malloc'd). 0, or -1 with *errmsg.
@@ -269,6 +337,7 @@ typedef struct {
   int jobs;
   int import_instr_limit;
   const char *save_temps_dir; // NULL unless --save-temps
+  const Cache *cache;         // --cache-dir: libLTO's backend cache lives in DIR/thinlto
 } ThinLinkOptions;
 
 // Post-ThinLTO bitcode of every module, indexed like r->modules: emitted ones are
@@ -289,6 +358,7 @@ typedef struct {
   bool allow_dependencies;
   int opt_level;                 // the optLevel property where the modules do not say (-O)
   const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv
+  const Cache *cache;            // --cache-dir, or NULL
 } HookOptions;
 
 // The result for one output image.
@@ -304,6 +374,8 @@ typedef struct {
 // hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V
 // generation on the worker processes; results[i] for every emitted module.
 void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageResult *results);
+// Images the last run_hooks took whole from the --cache-dir cache (for --stats).
+extern size_t hook_cache_hits;
 
 // hooks/complete.c: where completion finds definitions: the post-ThinLTO modules,
 // whose names match what the backends left behind (promoted locals included).
@@ -311,6 +383,7 @@ typedef struct {
   const Buffer *bitcode; // every module's post-ThinLTO bitcode
   size_t num_modules;
   StrMap provider; // symbol -> (index + 1) of the module whose definition is linked
+  char (*content_key)[CACHE_KEY_SIZE]; // with a cache: each module's bitcode hash, else NULL
 } CompletionSources;
 
 // Reads every module's external definitions (in parallel) and picks a provider for each.
@@ -318,9 +391,25 @@ void index_definitions(CompletionSources *s, const Resolution *r, int jobs);
 // Links into M the provided definition of every declaration, and everything those need,
 // until nothing more can be found. Thread-safe for distinct contexts. 0, or -1 with *errmsg.
 int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg);
+// The same, also listing in LOOKED_UP every name it searched a provider for (the image
+// cache's dependencies: the result depends on exactly those names' providers).
+int complete_module_recording(LLVMModuleRef m, const CompletionSources *s,
+                              StringList *looked_up, char **errmsg);
+
+// hooks/image_cache.c: a finished image (SPIR-V, symbols, imports, properties) cached under
+// a key of its post-ThinLTO bitcode and the options, valid while every name completion
+// looked up still has a provider with the same content.
+void image_cache_key(const Buffer *optimized, const HookOptions *opts, char key[CACHE_KEY_SIZE]);
+bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources *s,
+                        ImageResult *out);
+void image_cache_store(const Cache *c, const char *key, const StringList *looked_up,
+                       const CompletionSources *s, const ImageResult *res);
 
 // hooks/finalize.c: internalizes all but the entry points and removes what is dead.
-int finalize_module(LLVMModuleRef m, const StringList *entry_points, char **errmsg);
+// With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,
+// instcombine, simplifycfg) that is all the optimization a thin image gets after import.
+int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level,
+                    char **errmsg);
 // Names reserved to the implementation: "__" before or after (Itanium) demangling.
 bool is_implementation_name(const char *name);
 
@@ -452,41 +541,6 @@ uint32_t devicelib_bit(const char *name);
 size_t devicelib_table_size(void);
 
 //
-// lto/cache.c — the incremental cache (issue 6)
-//
-
-enum { CACHE_KEY_SIZE = 65 }; // 64 hex digits of BLAKE3 and a NUL
-
-typedef struct {
-  uint8_t state[sizeof(llvm_blake3_hasher)];
-} CacheHasher;
-
-typedef struct {
-  uint64_t prune_after;    // seconds an entry may stay unused (default 7 days)
-  uint64_t prune_interval; // seconds between two prunings (default 20 minutes)
-  uint64_t max_bytes;      // 0: no limit
-  uint64_t max_files;      // 0: no limit
-} CachePolicy;
-
-typedef struct {
-  char *dir;
-  CachePolicy policy;
-} Cache;
-
-void cache_hash_init(CacheHasher *h);
-void cache_hash_update(CacheHasher *h, const void *data, size_t size);
-void cache_hash_string(CacheHasher *h, const char *s);
-void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]);
-// lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
-int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
-int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
-// 0 and the value, or -1 for a miss (absent, truncated or corrupt: a damaged entry is a miss).
-int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
-// Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
-int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
-void cache_prune(const Cache *c);
-
-//
 // split/ — early device-code split (issue 3): per kernel / per source, SYCL_EXTERNAL entry
 // points, virtual-function sets; at compile time (`split`) or per input at link time
 //
@@ -498,6 +552,7 @@ typedef struct {
   bool allow_dependencies; // SYCL_EXTERNAL functions are imported, not copied, across images
   bool aot;                // --aot-aspects given: the device's aspects are known
   StringList aot_aspects;  // what the device supports (names, e.g. fp64, or numbers)
+  const Cache *cache;      // --cache-dir: an unchanged input's split is reused
 } SplitOptions;
 
 // How split images are marked; properties/ (issue 4) reads the same marks.
@@ -570,6 +625,26 @@ void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadStri
 void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs);
 // split/command.c: `sycl-thinlto split`.
 int split_main(int argc, char **argv);
+
+//
+// lto/full_lto.c — --lto=full: one module, optimized once, split again (the baseline)
+//
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef module;
+} FullModule;
+
+// Links the prepared user modules into one, in link order, then what it uses of the device
+// libraries (through complete_module). Errors are fatal. A set's dummy image is left out:
+// the split of the linked module makes it again.
+void full_link(Resolution *r, int jobs, FullModule *out);
+// Internalizes all but what ThinLTO would preserve (and virtual functions), then runs
+// default<O<level>> once.
+void full_optimize(FullModule *fm, const Resolution *r, int opt_level);
+// Splits the module (consumed, context disposed) by O's rules into IMAGES, each named after
+// the input of its first kernel; returns their bitcode (IMAGES point into it; caller frees).
+Buffer *full_split(FullModule *fm, const Resolution *r, const SplitOptions *o, InputSet *images);
 
 //
 // lto/output.c — the linked images as OffloadBinary blobs

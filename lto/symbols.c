@@ -72,6 +72,23 @@ static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_func
   if (s->is_kernel) strlist_push(&m->kernels, xstrdup(s->name));
 }
 
+// Seed 002: a module without kernels defining "indirectly-callable" functions holds an
+// outlined set (the split gives each set an image of its own), or that set's dummy.
+static void find_virtual_set(LinkModule *m, LLVMModuleRef mod) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+    LLVMAttributeRef set =
+        LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "indirectly-callable", 19);
+    if (!set || LLVMIsDeclaration(f) || is_local(f)) continue;
+    unsigned len;
+    const char *value = LLVMGetStringAttributeValue(set, &len);
+    if (!m->virtual_set) m->virtual_set = xstrndup(value, len);
+    size_t name_len;
+    const char *name = LLVMGetValueName2(f, &name_len);
+    strlist_push(&m->virtual_functions, xstrndup(name, name_len));
+  }
+  m->dummy = m->virtual_set && is_dummy_image(m->input, mod);
+}
+
 // Runs on a worker thread: touches only module I.
 static void read_module_symbols(void *arg, size_t i) {
   LinkModule *m = &((LinkModule *)arg)[i];
@@ -89,6 +106,7 @@ static void read_module_symbols(void *arg, size_t i) {
     if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true);
   for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
     add_symbol(m, &cap, g, false);
+  if (!m->input->is_library && !m->kernels.count) find_virtual_set(m, mod);
   LLVMDisposeModule(mod);
   context_dispose(ctx);
 }
@@ -146,9 +164,11 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, i
 
   // Definitions, in module order so that ties go to the first input, as linkers do.
   StrMap defkind = {0}, users = {0};
+  // A dummy image defines its set's functions again, with empty bodies: it stands in for the
+  // set at run time only, so it neither wins nor conflicts here.
   for (size_t i = 0; i < r->num_modules; i++) {
     LinkModule *m = &r->modules[i];
-    for (size_t j = 0; j < m->num_symbols; j++) {
+    for (size_t j = 0; j < m->num_symbols && !m->dummy; j++) {
       ModuleSymbol *s = &m->symbols[j];
       if (s->def != DEF_NONE) resolve_one(r, &defkind, m, s);
       // A name seen in two modules is cross-referenced: libLTO must not drop it.
@@ -182,13 +202,17 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, i
       if (s->is_external && strmap_get(&r->prevailing, s->name) == m)
         strlist_push(&m->exported, xstrdup(s->name));
     }
-    m->emit = m->kernels.count > 0 || (allow_dependencies && m->exported.count > 0);
+    // A set image (and its dummy) is what the runtime links to kernels using the set.
+    m->emit = m->kernels.count > 0 || m->virtual_set ||
+              (allow_dependencies && m->exported.count > 0);
     if (!m->emit) {
       note("%s: no kernel; used only as a source of definitions", m->input->origin);
       continue;
     }
     for (size_t j = 0; j < m->kernels.count; j++)
       strlist_push(&r->must_preserve, xstrdup(m->kernels.items[j]));
+    for (size_t j = 0; j < m->virtual_functions.count && !m->dummy; j++)
+      strlist_push(&r->must_preserve, xstrdup(m->virtual_functions.items[j]));
     if (allow_dependencies)
       for (size_t j = 0; j < m->exported.count; j++)
         strlist_push(&r->must_preserve, xstrdup(m->exported.items[j]));

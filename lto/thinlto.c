@@ -2,10 +2,13 @@
 // optimize each module with codegen disabled. It neither completes modules nor emits SPIR-V.
 #include "sycl_thinlto.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <llvm-c/lto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // libLTO's options are process-wide cl::opts; they can be set once.
 static void set_debug_options(const ThinLinkOptions *opts) {
@@ -16,19 +19,27 @@ static void set_debug_options(const ThinLinkOptions *opts) {
   char *limit = format("-import-instr-limit=%d", opts->import_instr_limit);
   // Imported functions stay as internal copies instead of being deleted again when not
   // inlined (ARCHITECTURE fact 4); what is still missing, completion links afterwards.
-  const char *options[] = {threads, limit, "-avail-extern-to-local"};
-  thinlto_debug_options(options, 3);
+  // -O0: the backends import and internalize but do not re-run the O2 pipeline on modules
+  // their compile jobs already optimized; finalize_module's light pipeline inlines what
+  // was imported and completed (measured in bench/RESULTS.md).
+  const char *options[] = {threads, limit, "-avail-extern-to-local", "-O0"};
+  thinlto_debug_options(options, 4);
   free(threads);
   free(limit);
 }
 
-void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
-  set_debug_options(opts);
+static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
   if (!cg) fatal(NULL, "cannot create the ThinLTO code generator: %s", lto_get_error_message());
+  // A set's dummy image (seed 002) defines the set's functions again: in the combined index
+  // the copy that does not prevail would become available_externally. It skips libLTO, and
+  // its prepared bitcode is its result.
+  size_t linked = 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     LinkModule *m = &r->modules[i];
+    if (m->dummy) continue;
     thinlto_codegen_add_module(cg, m->id, (const char *)m->prepared.data, (int)m->prepared.size);
+    linked++;
   }
   for (size_t i = 0; i < r->must_preserve.count; i++)
     thinlto_codegen_add_must_preserve_symbol(cg, r->must_preserve.items[i],
@@ -39,20 +50,88 @@ void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   // The pre-codegen hook does codegen: libLTO stops after optimization and hands us bitcode.
   thinlto_codegen_disable_codegen(cg, 1);
   if (opts->save_temps_dir) thinlto_codegen_set_savetemps_dir(cg, opts->save_temps_dir);
+  if (opts->cache) {
+    // libLTO keys each backend's result by the module's hash, its imports and exports, and
+    // the resolution; an unchanged image with unchanged imports is not optimized again.
+    char *dir = format("%s/thinlto", opts->cache->dir);
+    const CachePolicy *p = &opts->cache->policy;
+    // libLTO writes entries into the directory but aborts if it does not exist.
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+      fatal(dir, "cannot create the ThinLTO cache directory: %s", strerror(errno));
+    thinlto_codegen_set_cache_dir(cg, dir);
+    thinlto_codegen_set_cache_pruning_interval(cg, (int)p->prune_interval);
+    thinlto_codegen_set_cache_entry_expiration(cg, (unsigned)p->prune_after);
+    if (p->max_bytes) thinlto_codegen_set_cache_size_bytes(cg, (unsigned)p->max_bytes);
+    if (p->max_files) thinlto_codegen_set_cache_size_files(cg, (unsigned)p->max_files);
+    free(dir);
+  }
 
-  thinlto_codegen_process(cg);
+  if (linked) thinlto_codegen_process(cg);
 
-  unsigned n = thinlto_module_get_num_objects(cg);
-  if (n != r->num_modules)
-    fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, r->num_modules);
-  for (unsigned i = 0; i < n; i++) {
-    LTOObjectBuffer obj = thinlto_module_get_object(cg, i);
+  unsigned n = linked ? thinlto_module_get_num_objects(cg) : 0;
+  if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
+  unsigned k = 0;
+  for (size_t i = 0; i < r->num_modules; i++) {
+    if (r->modules[i].dummy) {
+      optimized[i] = r->modules[i].prepared;
+      r->modules[i].prepared = (Buffer){0};
+      continue;
+    }
+    LTOObjectBuffer obj = thinlto_module_get_object(cg, k++);
     if (!obj.Size) fatal(r->modules[i].input->origin, "ThinLTO produced no output for this module");
     optimized[i].size = obj.Size;
     optimized[i].data = xmalloc(obj.Size);
     memcpy(optimized[i].data, obj.Buffer, obj.Size);
   }
   thinlto_codegen_dispose(cg);
+}
+
+// libLTO hands back its cache entries unchecked: a damaged one would only fail later.
+static bool outputs_readable(const Resolution *r, const Buffer *optimized) {
+  for (size_t i = 0; i < r->num_modules; i++) {
+    if (r->modules[i].dummy) continue;
+    LLVMContextRef ctx = context_create();
+    LLVMModuleRef m;
+    char *why = NULL;
+    bool ok =
+        module_parse(ctx, optimized[i].data, optimized[i].size, "thinlto", true, &m, &why) == 0;
+    if (ok) LLVMDisposeModule(m);
+    free(why);
+    context_dispose(ctx);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+static void clear_thinlto_cache(const Cache *cache) {
+  char *dir = format("%s/thinlto", cache->dir);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "llvmcache-", 10)) continue;
+    char *path = format("%s/%s", dir, e->d_name);
+    unlink(path);
+    free(path);
+  }
+  if (d) closedir(d);
+  free(dir);
+}
+
+void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
+  set_debug_options(opts);
+  thin_link_once(r, opts, optimized);
+  if (opts->cache && !outputs_readable(r, optimized)) {
+    // Detected, ignored and rewritten: the link is redone with an emptied ThinLTO cache.
+    warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");
+    for (size_t i = 0; i < r->num_modules; i++) {
+      if (!r->modules[i].dummy)
+        free(optimized[i].data);
+      else
+        r->modules[i].prepared = optimized[i]; // thin_link_once takes it back
+      optimized[i] = (Buffer){0};
+    }
+    clear_thinlto_cache(opts->cache);
+    thin_link_once(r, opts, optimized);
+  }
   // libLTO read the prepared bitcode in place; it is no longer needed.
   for (size_t i = 0; i < r->num_modules; i++) {
     free(r->modules[i].prepared.data);

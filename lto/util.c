@@ -199,7 +199,29 @@ int read_file(const char *path, Buffer *out) {
   return 0;
 }
 
+// Writes to an existing non-regular file (/dev/null, a FIFO, a terminal) in place: renaming
+// over it would replace the device node itself.
+static int write_in_place(const char *path, const void *data, size_t size) {
+  int fd = open(path, O_WRONLY | O_TRUNC);
+  if (fd < 0) return -errno;
+  const uint8_t *p = data;
+  while (size) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = -errno;
+      close(fd);
+      return e;
+    }
+    p += n;
+    size -= n;
+  }
+  return close(fd) < 0 ? -errno : 0;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t size) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, data, size);
   char *tmp = format("%s.tmp.%ld", path, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
   if (fd < 0) {
@@ -325,4 +347,17 @@ void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg
     uv_thread_join(&threads[t]);
   free(threads);
   uv_mutex_destroy(&pf.lock);
+}
+
+int replace_file(const char *tmp, const char *path) {
+  struct stat st;
+  if (stat(path, &st) < 0 || S_ISREG(st.st_mode)) return rename(tmp, path) < 0 ? -errno : 0;
+  Buffer b;
+  int rc = read_file(tmp, &b);
+  if (rc == 0) {
+    rc = write_in_place(path, b.data, b.size);
+    free(b.data);
+  }
+  unlink(tmp);
+  return rc;
 }

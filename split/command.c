@@ -221,8 +221,8 @@ static void write_object(const SplitCommand *c, const Buffer *section) {
   }
   free(output.data);
   unlink(section_file);
-  if (rename(object_file, c->output) < 0)
-    fatal(c->output, "cannot write output: %s", strerror(errno));
+  int moved = replace_file(object_file, c->output);
+  if (moved) fatal(c->output, "cannot write output: %s", strerror(-moved));
   keep_on_success(section_file);
   keep_on_success(object_file);
   free(update);

@@ -63,14 +63,128 @@ typedef struct {
   const SplitOptions *options;
 } SplitStage;
 
+// --cache-dir: a split input's images are reused while its bytes and the split options are
+// the same. Entry: a flag "already split", then per image its bitcode, kernels, exports,
+// set name ("" for none) and dummy flag, each a u64-length record.
+static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  char *options = format("split v1 sycl-thinlto %s mode=%d deps=%d aot=%d", SYCL_THINLTO_VERSION,
+                         o->mode, o->allow_dependencies, o->aot);
+  cache_hash_string(&h, options);
+  free(options);
+  for (size_t i = 0; i < o->aot_aspects.count; i++)
+    cache_hash_string(&h, o->aot_aspects.items[i]);
+  cache_hash_update(&h, in->data, in->size);
+  cache_hash_final(&h, key);
+}
+
+static void put_record(Buffer *b, const void *data, uint64_t size) {
+  buffer_append(b, &size, sizeof size);
+  buffer_append(b, data, size);
+}
+
+static void put_names(Buffer *b, const StringList *l) {
+  uint64_t n = l->count;
+  buffer_append(b, &n, sizeof n);
+  for (size_t i = 0; i < l->count; i++)
+    put_record(b, l->items[i], strlen(l->items[i]));
+}
+
+static void store_split(const Cache *c, const char *key, bool already, const SplitResult *r) {
+  Buffer b = {0};
+  uint64_t head[2] = {already, r->count};
+  buffer_append(&b, head, sizeof head);
+  for (size_t i = 0; i < r->count; i++) {
+    const SplitImage *im = &r->images[i];
+    put_record(&b, im->bitcode.data, im->bitcode.size);
+    put_names(&b, &im->kernels);
+    put_names(&b, &im->exported);
+    put_record(&b, im->virtual_set ? im->virtual_set : "",
+               im->virtual_set ? strlen(im->virtual_set) : 0);
+    put_record(&b, &(uint8_t){im->dummy}, 1);
+  }
+  if (cache_put(c, "split", key, &b)) warning(c->dir, "cannot write a cache entry");
+  free(b.data);
+}
+
+static const uint8_t *get_record(const uint8_t **p, const uint8_t *end, uint64_t *size) {
+  if (!*p || (size_t)(end - *p) < sizeof *size) return *p = NULL;
+  memcpy(size, *p, sizeof *size);
+  *p += sizeof *size;
+  if ((uint64_t)(end - *p) < *size) return *p = NULL;
+  const uint8_t *data = *p;
+  *p += *size;
+  return data;
+}
+
+static void get_names(const uint8_t **p, const uint8_t *end, StringList *l) {
+  uint64_t n, size;
+  if (!*p || (size_t)(end - *p) < sizeof n) {
+    *p = NULL;
+    return;
+  }
+  memcpy(&n, *p, sizeof n);
+  *p += sizeof n;
+  for (uint64_t i = 0; i < n && *p; i++) {
+    const uint8_t *name = get_record(p, end, &size);
+    if (name) strlist_push(l, xstrndup((const char *)name, size));
+  }
+}
+
+static bool load_split(const Cache *c, const char *key, bool *already, SplitResult *r) {
+  Buffer b;
+  if (cache_get(c, "split", key, &b)) return false;
+  uint64_t head[2];
+  const uint8_t *p = b.data, *end = b.data + b.size;
+  bool ok = b.size >= sizeof head;
+  if (ok) memcpy(head, p, sizeof head), p += sizeof head;
+  *r = (SplitResult){0};
+  if (ok && head[1] < b.size) r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
+  for (uint64_t i = 0; ok && r->images && i < head[1] && p; i++) {
+    SplitImage *im = &r->images[r->count++];
+    uint64_t size;
+    const uint8_t *data = get_record(&p, end, &size);
+    if (data) {
+      im->bitcode.data = xmalloc(size ? size : 1);
+      memcpy(im->bitcode.data, data, size);
+      im->bitcode.size = size;
+    }
+    get_names(&p, end, &im->kernels);
+    get_names(&p, end, &im->exported);
+    data = get_record(&p, end, &size);
+    if (data && size) im->virtual_set = xstrndup((const char *)data, size);
+    data = get_record(&p, end, &size);
+    if (data && size == 1) im->dummy = data[0];
+  }
+  ok = ok && p && (head[1] == 0 || r->images) && r->count == head[1];
+  if (ok)
+    *already = head[0];
+  else
+    split_result_free(r);
+  free(b.data);
+  return ok;
+}
+
 // Runs on a worker thread: touches only job I.
 static void split_one(void *arg, size_t i) {
   SplitStage *stage = arg;
   SplitJob *job = &stage->jobs[i];
+  const Cache *cache = stage->options->cache;
   bool already_split;
+  char key[CACHE_KEY_SIZE];
+  if (cache) {
+    split_key(job->input, stage->options, key);
+    if (load_split(cache, key, &already_split, &job->result)) {
+      job->split = !already_split;
+      return;
+    }
+  }
   if (split_bitcode(job->input->data, job->input->size, job->input->origin, stage->options,
-                    &job->result, &already_split, &job->error) == 0)
+                    &job->result, &already_split, &job->error) == 0) {
     job->split = !already_split;
+    if (cache) store_split(cache, key, already_split, &job->result);
+  }
 }
 
 static bool wants_split(const InputImage *in) {
@@ -116,13 +230,9 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
   for (size_t i = 0; i < inputs->count; i++) {
     InputImage *in = &inputs->items[i];
     SplitJob *job = &work[i];
+    // A set's dummy image is kept like any other: the runtime links it instead of the set on
+    // a device without the set's aspects (resolution keeps it apart from the set).
     if (!job->split) {
-      // A dummy image only stands in for its set at run time, when images are linked
-      // dynamically; in one link it would be a second definition of the set's functions.
-      if (is_dummy_image(in, NULL)) {
-        note("%s: dummy virtual-function image not linked", in->origin);
-        continue;
-      }
       add_input(&items, &count, &cap, *in);
       continue;
     }
@@ -130,13 +240,6 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
          split_mode_name(o->mode));
     for (size_t k = 0; k < job->result.count; k++) {
       SplitImage *image = &job->result.images[k];
-      if (image->dummy) {
-        note("%s: dummy image of virtual-function set '%s' not linked", in->origin,
-             image->virtual_set);
-        free(image->bitcode.data);
-        image->bitcode = (Buffer){0};
-        continue;
-      }
       InputImage out = *in;
       out.origin = xstrdup(in->origin); // messages name the file the image came from
       split_image_keys(image, o->mode, in->keys, in->num_keys, &out.keys, &out.num_keys);

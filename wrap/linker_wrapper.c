@@ -380,8 +380,9 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
   }
   if (!wrapper_added) strlist_push(&argv, xstrdup(wrapper_object));
   int rc = run_step(o, "host link", &argv);
-  if (!rc && !o->dry_run && rename(partial_output, output)) {
-    error(output, "cannot write the output: %s", strerror(errno));
+  int moved;
+  if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
+    error(output, "cannot write the output: %s", strerror(-moved));
     rc = -1;
   }
   if (rc) unlink(partial_output);

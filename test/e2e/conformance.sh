@@ -26,9 +26,7 @@ variants=(thinlto plain O0)
 programs=(cross_tu shared_lib devicelib virtual_functions)
 # Programs whose kernels are known not to run on this machine's OpenCL, and why: shown in
 # the table as XFAIL (a failed build still fails); a pass shows as XPASS.
-declare -A expected_run_failure=(
-  [virtual_functions]="pocl 3.1 copies only called functions into a kernel's binary: vtable targets stay undefined"
-)
+declare -A expected_run_failure=()
 
 # Each build_<program> FLAGS builds ./app in the current directory (FLAGS unquoted on purpose).
 build_cross_tu() {

@@ -90,6 +90,7 @@ static int programs_built;
 
 typedef struct {
   cl_program program;
+  char *images; // what sycl_test_image_set reports
 } CachedProgram;
 
 static void forget_kernel_cache(void) {
@@ -324,6 +325,9 @@ static int run_command(char *const argv[], const char *log, char **errmsg) {
 // Removes DIR with the image files and what the tools wrote there.
 // legacy_spirv.c: what llvm-spirv-15 cannot read in our SPIR-V, rewritten. 0, or -1.
 int legacy_spirv_prepare(Buffer *spirv, char **errmsg);
+// pocl_callgraph.c: kernels call what they reach through function pointers, behind
+// `if (false)`, so that pocl 3.1 builds it into their binaries. 0, or -1.
+int pocl_call_function_pointer_targets(Buffer *spirv, char **errmsg);
 
 static void remove_work_directory(const char *dir, char **inputs, size_t count) {
   static const char *const outputs[] = {"linked.spv", "program.bc", "tool.log"};
@@ -352,7 +356,8 @@ static cl_program build_image_set(RegisteredImage **images, size_t count, char *
     const struct sycl_device_image *img = images[i]->image;
     Buffer spirv = {0};
     buffer_append(&spirv, img->start, (size_t)(img->end - img->start));
-    if (legacy_spirv_prepare(&spirv, errmsg)) {
+    if (legacy_spirv_prepare(&spirv, errmsg) ||
+        pocl_call_function_pointer_targets(&spirv, errmsg)) {
       free(spirv.data);
       goto done;
     }
@@ -433,6 +438,27 @@ done:
   return program;
 }
 
+// "app[3] app[0]:set_default app[2]:set_fp64:dummy": each image, with the virtual-functions
+// set it holds (seed 002) and whether it is the set's dummy.
+static char *describe_image_set(const size_t *chosen, size_t count) {
+  Buffer b = {0};
+  for (size_t i = 0; i < count; i++) {
+    const RegisteredImage *img = &registry[chosen[i]];
+    const Property *set =
+        propsets_find(&img->properties, "SYCL/virtual functions", "virtual-functions-set");
+    const Property *dummy = propsets_find(&img->properties, "SYCL/virtual functions", "dummy-image");
+    if (i) buffer_append(&b, " ", 1);
+    buffer_append(&b, img->name, strlen(img->name));
+    if (set && set->type == PROP_BYTES) {
+      buffer_append(&b, ":", 1);
+      buffer_append(&b, set->bytes.data, set->bytes.size);
+    }
+    if (dummy && dummy->type == PROP_UINT32 && dummy->u32) buffer_append(&b, ":dummy", 6);
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
 // The program holding KERNEL's image set: from the caches, or resolved and built now.
 static CachedProgram *program_for_kernel(const char *kernel) {
   const char *aspects = current_aspects();
@@ -478,6 +504,7 @@ static CachedProgram *program_for_kernel(const char *kernel) {
     if (runtime_verbose()) fprintf(stderr, "%s: built %s\n", runtime_name, set_key);
     cached = xcalloc(1, sizeof *cached);
     cached->program = program;
+    cached->images = describe_image_set(chosen, num_chosen);
     strmap_put(&program_cache, set_key, cached);
   }
   strmap_put(&kernel_cache, kernel_key, cached);
@@ -490,6 +517,18 @@ done:
   free(set_key);
   free(kernel_key);
   return cached;
+}
+
+const char *sycl_test_image_set(const char *kernel) {
+  pthread_mutex_lock(&runtime_lock);
+  const CachedProgram *cached = NULL;
+  if (ocl.ready) { // what the device reports is known once it is open
+    char *key = format("%s\n%s", kernel, current_aspects());
+    cached = strmap_get(&kernel_cache, key);
+    free(key);
+  }
+  pthread_mutex_unlock(&runtime_lock);
+  return cached ? cached->images : NULL;
 }
 
 int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t size) {

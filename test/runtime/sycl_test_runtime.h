@@ -29,6 +29,10 @@ void sycl_test_set_device_aspects(const char *comma_separated);
 
 // How many programs were built so far: each image set is built once, then cached.
 int sycl_test_programs_built(void);
+// The images KERNEL's program was built from, as launched last with the current aspects:
+// "app[3] app[0]:set_default app[2]:set_fp64:dummy" (a set image names its virtual-functions
+// set, a set's dummy image says so); NULL if it was not launched. Owned by the runtime.
+const char *sycl_test_image_set(const char *kernel);
 // How many device images are registered now, over all loaded modules.
 int sycl_test_registered_images(void);
 

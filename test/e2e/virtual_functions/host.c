@@ -1,6 +1,7 @@
 // The host of device.ll (seed 002): runs UseFoo on a device without fp64 (the runtime links
 // set_fp64's dummy image) and with it (the real one), then UseBar, which needs fp64.
 #include <stdio.h>
+#include <string.h>
 
 #include "sycl_test_runtime.h"
 
@@ -11,33 +12,56 @@ struct captures {
 
 static int kernels_failed;
 
-static void report(const char *kernel, int ran, int good) {
+static void report(const char *kernel, int ran, int good, const char *why) {
   if (ran && good)
     printf("PASS %s\n", kernel);
   else
-    printf("FAIL %s: %s\n", kernel, ran ? "wrong results" : "launch failed");
+    printf("FAIL %s: %s\n", kernel, ran ? why : "launch failed");
   kernels_failed += !(ran && good);
 }
 
-static void run_and_check(const char *name, const char *kernel, int expect_bar) {
+// Whether the image set IMAGES ("app[3] app[0]:set_default app[2]:set_fp64:dummy") holds the
+// image of SET, its dummy if DUMMY.
+static int links(const char *images, const char *set, int dummy) {
+  char wanted[64];
+  snprintf(wanted, sizeof wanted, ":%s%s", set, dummy ? ":dummy" : "");
+  for (const char *p = images ? strstr(images, wanted) : NULL; p; p = strstr(p + 1, wanted)) {
+    char end = p[strlen(wanted)];
+    if (end == ' ' || end == 0) return 1;
+  }
+  return 0;
+}
+
+// Runs KERNEL; each work-item i calls foo (i + 100) or bar ((int)(i * 1.5)) through the vtable.
+static void run_and_check(const char *name, const char *kernel, int expect_bar, int fp64_dummy) {
   enum { n = 16 };
   struct captures c = {sycl_test_malloc(n * sizeof(int)), sycl_test_malloc(sizeof(void *))};
   int ran = sycl_test_launch(kernel, n, &c, sizeof c) == 0, good = 1;
   for (int i = 0; i < n; i++)
     good = good && c.out[i] == (expect_bar ? (int)(i * 1.5) : i + 100);
-  report(name, ran, good);
+  report(name, ran, good, "wrong results");
   sycl_test_free(c.out);
   sycl_test_free(c.object);
+  // Both kernels call one set and create objects of both: both sets' images are linked,
+  // set_fp64's dummy on a device without fp64.
+  const char *images = sycl_test_image_set(kernel);
+  char label[80];
+  snprintf(label, sizeof label, "%s images", name);
+  report(label, ran,
+         links(images, "set_default", 0) && links(images, "set_fp64", fp64_dummy) &&
+             !links(images, "set_fp64", !fp64_dummy),
+         images ? images : "no image set");
 }
 
 int main(void) {
   sycl_test_set_device_aspects("");
-  run_and_check("UseFoo(no fp64)", "_ZTS6UseFoo", 0);
+  run_and_check("UseFoo(no fp64)", "_ZTS6UseFoo", 0, 1);
   sycl_test_set_device_aspects("fp64");
-  run_and_check("UseFoo(fp64)", "_ZTS6UseFoo", 0);
-  run_and_check("UseBar(fp64)", "_ZTS6UseBar", 1);
-  // Without fp64 the set is the dummy image, with it the real one: two image sets, two
-  // programs; UseBar's set is UseFoo(fp64)'s, so it is built once.
-  report("ImageSets", 1, sycl_test_programs_built() == 2);
+  run_and_check("UseFoo(fp64)", "_ZTS6UseFoo", 0, 0);
+  run_and_check("UseBar(fp64)", "_ZTS6UseBar", 1, 0);
+  run_and_check("UseFoo(fp64) again", "_ZTS6UseFoo", 0, 0);
+  // Three image sets, each built once: UseFoo with set_fp64's dummy, UseFoo with the real
+  // set_fp64, UseBar (its own image: it needs fp64) with the real one.
+  report("ImageSets", 1, sycl_test_programs_built() == 3, "not built once per image set");
   return kernels_failed ? 1 : 0;
 }

@@ -1,0 +1,192 @@
+// --lto=full, the traditional flow: every input module linked into one (device libraries on
+// demand), optimized once, then split into images by split/'s rules. It emits nothing itself:
+// the split images go through the same hooks as ThinLTO's.
+#include "sycl_thinlto.h"
+
+#include <llvm-c/Comdat.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char module_id_attribute[] = "sycl-module-id";
+
+// Upstream clang writes no sycl-module-id; without one, per-source split of the linked module
+// could not tell the translation units apart. Each entry point gets its input's name, as
+// DPC++'s front end would have given it.
+static void mark_source(LLVMModuleRef m, const char *origin) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  size_t n = strlen(module_id_attribute);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!is_split_entry_point(f) ||
+        LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, module_id_attribute, n))
+      continue;
+    LLVMAttributeRef a =
+        LLVMCreateStringAttribute(ctx, module_id_attribute, n, origin, strlen(origin));
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, a);
+  }
+}
+
+void full_link(Resolution *r, int jobs, FullModule *out) {
+  out->ctx = context_create();
+  out->module = NULL;
+  // Inputs in link order, as one module; prepare_modules already dropped what lost resolution.
+  for (size_t i = 0; i < r->num_modules; i++) {
+    LinkModule *lm = &r->modules[i];
+    // A set's dummy defines the set's functions again; the split makes it anew from the set.
+    if (lm->input->is_library || lm->dummy) continue;
+    LLVMModuleRef m;
+    char *why;
+    if (module_parse(out->ctx, lm->prepared.data, lm->prepared.size, lm->id, false, &m, &why))
+      fatal(lm->input->origin, "%s", why);
+    free(lm->prepared.data);
+    lm->prepared = (Buffer){0};
+    mark_source(m, lm->input->origin);
+    if (!out->module) {
+      out->module = m;
+      LLVMSetModuleIdentifier(m, "full-lto", strlen("full-lto"));
+    } else if (LLVMLinkModules2(out->module, m)) {
+      const char *msg = context_last_error(out->ctx);
+      fatal(lm->input->origin, "cannot link into the full-LTO module: %s",
+            msg ? msg : "the linker failed");
+    }
+  }
+  assert_that(out->module != NULL);
+
+  // Device libraries supply only what is used, and what that uses, as completion does for
+  // a ThinLTO image: the libraries are its only sources here.
+  Buffer *libraries = xcalloc(r->num_modules, sizeof(Buffer));
+  for (size_t i = 0; i < r->num_modules; i++)
+    if (r->modules[i].input->is_library) libraries[i] = r->modules[i].prepared;
+  CompletionSources sources = {.bitcode = libraries, .num_modules = r->num_modules};
+  index_definitions(&sources, r, jobs);
+  char *why;
+  if (complete_module(out->module, &sources, &why))
+    fatal(NULL, "cannot link the device libraries: %s", why);
+  for (size_t i = 0; i < r->num_modules; i++) {
+    free(r->modules[i].prepared.data);
+    r->modules[i].prepared = (Buffer){0};
+  }
+  free(libraries);
+  for (size_t i = 0; i < sources.provider.cap; i++)
+    free(sources.provider.keys[i]);
+  free(sources.provider.keys);
+  free(sources.provider.values);
+}
+
+// What must stay external for the split: what ThinLTO would preserve (kernels, exports under
+// dependencies) and outlined virtual functions, which other images reach by name.
+static bool stays_external(LLVMValueRef gv, bool is_function, const StrMap *preserved) {
+  size_t len;
+  const char *name = LLVMGetValueName2(gv, &len);
+  if (!strncmp(name, "llvm.", 5) || strmap_get(preserved, name)) return true;
+  return is_function && LLVMGetStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex,
+                                                      "indirectly-callable", 19) != NULL;
+}
+
+static void internalize(LLVMValueRef gv, bool is_function, const StrMap *preserved) {
+  if (LLVMIsDeclaration(gv)) return;
+  LLVMLinkage l = LLVMGetLinkage(gv);
+  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAppendingLinkage) return;
+  if (stays_external(gv, is_function, preserved)) return;
+  LLVMSetLinkage(gv, LLVMInternalLinkage);
+  LLVMSetVisibility(gv, LLVMDefaultVisibility);
+  LLVMSetComdat(gv, NULL);
+  // An internal function is no entry point: the split must not group it on its own.
+  if (is_function)
+    LLVMRemoveStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex, module_id_attribute,
+                                     strlen(module_id_attribute));
+}
+
+void full_optimize(FullModule *fm, const Resolution *r, int opt_level) {
+  StrMap preserved = {0};
+  for (size_t i = 0; i < r->must_preserve.count; i++)
+    strmap_put(&preserved, r->must_preserve.items[i], (void *)1);
+  for (LLVMValueRef f = LLVMGetFirstFunction(fm->module); f; f = LLVMGetNextFunction(f))
+    internalize(f, true, &preserved);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(fm->module); g; g = LLVMGetNextGlobal(g))
+    internalize(g, false, &preserved);
+  for (size_t i = 0; i < preserved.cap; i++)
+    free(preserved.keys[i]);
+  free(preserved.keys);
+  free(preserved.values);
+
+  char *pipeline = format("default<O%d>", opt_level > 3 ? 3 : opt_level);
+  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(fm->module, pipeline, NULL, options);
+  LLVMDisposePassBuilderOptions(options);
+  free(pipeline);
+  if (err) {
+    char *why = LLVMGetErrorMessage(err);
+    fatal(NULL, "cannot optimize the full-LTO module: %s", why);
+  }
+}
+
+// Messages about an image name the input its first kernel (or export) came from.
+static const char *image_origin(const SplitImage *image, const StrMap *origin_of) {
+  const StringList *lists[2] = {&image->kernels, &image->exported};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < lists[k]->count; i++) {
+      const char *origin = strmap_get(origin_of, lists[k]->items[i]);
+      if (origin) return origin;
+    }
+  return "full-LTO module";
+}
+
+static void add_image(InputSet *images, Buffer *bitcode, InputImage image) {
+  images->items[images->count] = image;
+  bitcode[images->count++] = (Buffer){(uint8_t *)image.data, image.size};
+}
+
+Buffer *full_split(FullModule *fm, const Resolution *r, const SplitOptions *options,
+                   InputSet *images) {
+  // `auto` decides per input (one image for a unit with at most one kernel, else per source);
+  // across the linked units that is per source, since each unit's entry points have its id.
+  SplitOptions per_source = *options;
+  if (per_source.mode == SPLIT_AUTO) per_source.mode = SPLIT_SOURCE;
+  const SplitOptions *o = &per_source;
+  SplitResult split;
+  char *why;
+  int failed = split_module(fm->module, o, &split, &why); // it consumes the module
+  fm->module = NULL;
+  context_dispose(fm->ctx);
+  fm->ctx = NULL;
+  if (failed) fatal(NULL, "cannot split the full-LTO module: %s", why);
+
+  StrMap origin_of = {0};
+  for (size_t i = 0; i < r->num_modules; i++) {
+    const LinkModule *lm = &r->modules[i];
+    for (size_t j = 0; j < lm->kernels.count; j++)
+      strmap_put(&origin_of, lm->kernels.items[j], lm->input->origin);
+    for (size_t j = 0; j < lm->exported.count; j++)
+      if (!strmap_get(&origin_of, lm->exported.items[j]))
+        strmap_put(&origin_of, lm->exported.items[j], lm->input->origin);
+  }
+  const char *arch = r->num_modules ? r->modules[0].input->arch : "";
+  Buffer *bitcode = xcalloc(split.count + 1, sizeof(Buffer));
+  images->items = xcalloc(split.count + 1, sizeof(InputImage));
+  images->count = images->cap = 0;
+  for (size_t i = 0; i < split.count; i++) {
+    SplitImage *image = &split.images[i];
+    InputImage in = {
+        .origin = xstrdup(image_origin(image, &origin_of)),
+        .image_kind = IMG_BITCODE,
+        .offload_kind = OFK_SYCL,
+        .triple = xstrdup(SPIRV_TRIPLE),
+        .arch = xstrdup(arch ? arch : ""),
+        .data = image->bitcode.data,
+        .size = image->bitcode.size,
+    };
+    split_image_keys(image, o->mode, NULL, 0, &in.keys, &in.num_keys);
+    add_image(images, bitcode, in); // the caller frees the bitcode after the hooks
+    image->bitcode = (Buffer){0};
+  }
+  images->cap = images->count;
+  note("full LTO: split into %zu image(s) (%s)", images->count, split_mode_name(o->mode));
+  split_result_free(&split);
+  for (size_t i = 0; i < origin_of.cap; i++)
+    free(origin_of.keys[i]);
+  free(origin_of.keys);
+  free(origin_of.values);
+  return bitcode;
+}
