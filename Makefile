@@ -39,23 +39,27 @@ conformance: build
 	@test/e2e/conformance.sh $(BUILD)
 
 # The link-time benchmark, side by side with upstream clang-sycl-linker (bench/README.md).
-# SIZE=small (about a minute) or SIZE=large (400 units x 10 kernels); JOBS_LIST=1,2,4,...
+# SIZE=small (about a minute) or SIZE=large (400 units x 10 kernels); JOBS_LIST=1,2,4,...;
+# REUSE=1 links the objects an earlier run compiled instead of compiling again.
 SIZE ?= small
 bench: build
 	$(BUILD)/bin/sycl-bench --size $(SIZE) --out bench/out --tool $(BUILD)/bin/sycl-thinlto \
-	  --gen $(BUILD)/bin/sycl-bench-gen $(if $(JOBS_LIST),--jobs $(JOBS_LIST))
+	  --gen $(BUILD)/bin/sycl-bench-gen $(if $(JOBS_LIST),--jobs $(JOBS_LIST)) \
+	  $(if $(REUSE),--reuse-objects)
 
-# ASan + UBSan build of everything, running every test.
+# ASan + UBSan build of everything, running every test. use_sigaltstack=0: LLVM installs its
+# own alternate signal stack in libLTO's threads when its cache writes a file, and ASan would
+# then try to unmap LLVM's (malloc'd) stack at thread exit and abort.
 sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSANITIZE=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0 ctest --output-on-failure -j $(JOBS)
 
 # ThreadSanitizer build: the parallel stages under TSan.
 tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DTSAN=ON >/dev/null
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && ctest --output-on-failure -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=suppressions=$(CURDIR)/test/tsan.supp ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan

@@ -232,12 +232,19 @@ static double cpu_seconds(void) {
              1e-6;
 }
 
+// The process's peak resident set so far (workers are separate processes).
+static double peak_rss_mb(void) {
+  struct rusage self;
+  getrusage(RUSAGE_SELF, &self);
+  return self.ru_maxrss / 1024.0;
+}
+
 #define STAGE(name, ...)                                                                           \
   do {                                                                                             \
     double start_ = now_seconds(), cpu_ = cpu_seconds();                                           \
     __VA_ARGS__;                                                                                   \
-    note("stage %-8s %8.3f s wall %8.3f s cpu", name, now_seconds() - start_,                      \
-         cpu_seconds() - cpu_);                                                                    \
+    note("stage %-8s %8.3f s wall %8.3f s cpu %7.1f MB peak", name, now_seconds() - start_,        \
+         cpu_seconds() - cpu_, peak_rss_mb());                                                     \
     trace_span(name, NULL, start_, now_seconds(), 0);                                              \
   } while (0)
 
