@@ -164,6 +164,8 @@ static void complete_work(uv_work_t *req) {
   if (run->opts->allow_dependencies)
     for (size_t i = 0; i < lm->exported.count; i++)
       strlist_push(&entry_points, lm->exported.items[i]);
+  for (size_t i = 0; i < lm->device_globals.count; i++)
+    strlist_push(&entry_points, lm->device_globals.items[i]);
   for (size_t i = 0; i < lm->virtual_functions.count; i++) // a set image exports its set
     strlist_push(&entry_points, lm->virtual_functions.items[i]);
   int failed = finalize_module(m, &entry_points, run->opts->opt_level, &job->error);

@@ -382,9 +382,11 @@ static int run_link(LinkOptions *o) {
 }
 
 static void default_options(LinkOptions *o) {
-  *o = (LinkOptions){
-      .validate = true, .tool = SPIRV_BACKEND, .import_instr_limit = 1000, .opt_level = 2,
-      .split = {.mode = SPLIT_AUTO}};
+  *o = (LinkOptions){.validate = true,
+                     .tool = SPIRV_BACKEND,
+                     .import_instr_limit = 1000,
+                     .opt_level = 2,
+                     .split = {.mode = SPLIT_AUTO}};
 }
 
 int link_main(int argc, char **argv) {

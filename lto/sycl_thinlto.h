@@ -275,6 +275,7 @@ typedef struct {
   bool is_function;
   bool is_kernel;   // spir_kernel definition
   bool is_external; // SYCL_EXTERNAL-style: externally visible spir_func definition
+  bool is_device_global; // a variable with "sycl-unique-id": the host reaches it by that id
 } ModuleSymbol;
 
 // One module taking part in the link: an input image or a device library.
@@ -286,6 +287,7 @@ typedef struct LinkModule {
   size_t num_symbols;
   StringList kernels;  // its kernels, in module order
   StringList exported; // SYCL_EXTERNAL definitions it prevails for
+  StringList device_globals; // device globals it defines (kept external: the host uses them)
   bool emit;           // produces an output image
   Buffer prepared;     // bitcode with a ThinLTO summary, ready for libLTO
   char *prepare_error; // set by a worker in the prepare stage

@@ -68,6 +68,11 @@ static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_func
   if (is_function) {
     s->is_kernel = s->def != DEF_NONE && LLVMGetFunctionCallConv(gv) == CC_SPIR_KERNEL;
     s->is_external = is_sycl_external(gv, s->def);
+  } else {
+    const char *value;
+    size_t n;
+    s->is_device_global =
+        s->def != DEF_NONE && bridge_global_attribute(gv, "sycl-unique-id", &value, &n);
   }
   if (s->is_kernel) strlist_push(&m->kernels, xstrdup(s->name));
 }
@@ -203,14 +208,21 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, i
         strlist_push(&m->exported, xstrdup(s->name));
     }
     // A set image (and its dummy) is what the runtime links to kernels using the set.
-    m->emit = m->kernels.count > 0 || m->virtual_set ||
-              (allow_dependencies && m->exported.count > 0);
+    m->emit =
+        m->kernels.count > 0 || m->virtual_set || (allow_dependencies && m->exported.count > 0);
     if (!m->emit) {
       note("%s: no kernel; used only as a source of definitions", m->input->origin);
       continue;
     }
     for (size_t j = 0; j < m->kernels.count; j++)
       strlist_push(&r->must_preserve, xstrdup(m->kernels.items[j]));
+    // Device globals: nothing in the device code may show the host's use of them, so neither
+    // ThinLTO nor finalization may internalize or drop them.
+    for (size_t j = 0; j < m->num_symbols; j++)
+      if (m->symbols[j].is_device_global && strmap_get(&r->prevailing, m->symbols[j].name) == m) {
+        strlist_push(&m->device_globals, xstrdup(m->symbols[j].name));
+        strlist_push(&r->must_preserve, xstrdup(m->symbols[j].name));
+      }
     for (size_t j = 0; j < m->virtual_functions.count && !m->dummy; j++)
       strlist_push(&r->must_preserve, xstrdup(m->virtual_functions.items[j]));
     if (allow_dependencies)
