@@ -333,6 +333,7 @@ static int run_link(LinkOptions *o) {
     STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, o->jobs));
   } else {
     // libLTO: combined index, imports, internalization, optimization; bitcode out.
+    release_input_bytes(&inputs);
     optimized = xcalloc(r.num_modules, sizeof(Buffer));
     ThinLinkOptions tl = {
         .jobs = o->jobs, .import_instr_limit = o->import_instr_limit, .cache = cachep};

@@ -427,3 +427,14 @@ void read_input_file(InputSet *set, const char *path, bool is_library) {
   set->files[set->num_files++] = file;
   read_contents(set, path, file.data, file.size, is_library, false);
 }
+
+void release_input_bytes(InputSet *set) {
+  for (size_t i = 0; i < set->num_files; i++) {
+    free(set->files[i].data);
+    set->files[i] = (Buffer){0};
+  }
+  for (size_t i = 0; i < set->count; i++) {
+    set->items[i].data = NULL;
+    set->items[i].size = 0;
+  }
+}

@@ -17,6 +17,9 @@ static char *join_lines(const StringList *l) {
 }
 
 void write_output(const char *path, const char *arch, ImageResult *results, size_t count) {
+  AtomicFile file;
+  int rc = atomic_open(&file, path);
+  if (rc) fatal(path, "cannot write output: %s", strerror(-rc));
   Buffer out = {0};
   for (size_t i = 0; i < count; i++) {
     char *symbols = join_lines(&results[i].symbols);
@@ -38,8 +41,13 @@ void write_output(const char *path, const char *arch, ImageResult *results, size
     offload_binary_append(&out, &e);
     free(symbols);
     free(properties);
+    // One image at a time: the output is never assembled whole beside the images.
+    atomic_write(&file, out.data, out.size);
+    out.size = 0;
+    free(results[i].spirv.data);
+    results[i].spirv = (Buffer){0};
   }
-  int rc = write_file_atomic(path, out.data, out.size);
   free(out.data);
+  rc = atomic_commit(&file);
   if (rc) fatal(path, "cannot write output: %s", strerror(-rc));
 }

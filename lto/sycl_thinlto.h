@@ -71,8 +71,20 @@ void buffer_append(Buffer *b, const void *data, size_t n);
 
 // 0, or a negative errno.
 int read_file(const char *path, Buffer *out);
-// Writes PATH.tmp.PID then renames it over PATH: readers never see half a file.
+// Writes PATH.tmp.PID.N then renames it over PATH: readers never see half a file. An
+// existing non-regular PATH (/dev/null, a FIFO) is written in place instead.
 int write_file_atomic(const char *path, const void *data, size_t size);
+// The same, written piece by piece: open, write (errors are kept), commit or abort. The
+// temporary is removed if the process exits through fatal().
+typedef struct {
+  int fd;
+  char *tmp, *path;
+  int error;
+} AtomicFile;
+int atomic_open(AtomicFile *f, const char *path);
+int atomic_write(AtomicFile *f, const void *data, size_t size);
+int atomic_commit(AtomicFile *f); // 0, or a negative errno (nothing is left behind)
+void atomic_abort(AtomicFile *f);
 // rename(TMP, PATH), except that an existing non-regular PATH (/dev/null, a FIFO) is written
 // in place rather than replaced. 0, or a negative errno.
 int replace_file(const char *tmp, const char *path);
@@ -255,6 +267,9 @@ typedef struct {
 
 // Adds the images of one file (any supported form). Errors are fatal.
 void read_input_file(InputSet *set, const char *path, bool is_library);
+// Frees the bytes of every file and image once the modules are prepared (origins and keys
+// stay): the thin link works on the prepared copies.
+void release_input_bytes(InputSet *set);
 // Triples linked here: spirv64*, spir64* (canonicalized to SPIRV_TRIPLE).
 bool is_spirv_triple(const char *triple);
 const char *canonical_triple(const char *triple);

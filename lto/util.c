@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,63 +202,77 @@ int read_file(const char *path, Buffer *out) {
 
 // Writes to an existing non-regular file (/dev/null, a FIFO, a terminal) in place: renaming
 // over it would replace the device node itself.
-static int write_in_place(const char *path, const void *data, size_t size) {
-  int fd = open(path, O_WRONLY | O_TRUNC);
-  if (fd < 0) return -errno;
+static int write_all(int fd, const void *data, size_t size) {
   const uint8_t *p = data;
   while (size) {
     ssize_t n = write(fd, p, size);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = -errno;
-      close(fd);
-      return e;
-    }
+    if (n < 0) return -errno;
     p += n;
     size -= n;
   }
-  return close(fd) < 0 ? -errno : 0;
+  return 0;
+}
+
+int atomic_open(AtomicFile *f, const char *path) {
+  static atomic_uint serial; // distinct temporary names for concurrent writers of one path
+  struct stat st;
+  *f = (AtomicFile){.fd = -1, .path = xstrdup(path)};
+  // An existing non-regular file (/dev/null, a FIFO, a terminal) is written in place:
+  // renaming over it would replace the device node itself.
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    f->fd = open(path, O_WRONLY | O_TRUNC);
+  } else {
+    f->tmp = format("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
+    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (f->fd >= 0) remove_on_failure(f->tmp);
+  }
+  if (f->fd < 0) {
+    int e = -errno;
+    atomic_abort(f);
+    return e;
+  }
+  return 0;
+}
+
+int atomic_write(AtomicFile *f, const void *data, size_t size) {
+  if (!f->error) f->error = write_all(f->fd, data, size);
+  return f->error;
+}
+
+int atomic_commit(AtomicFile *f) {
+  int e = f->error;
+  if (close(f->fd) < 0 && !e) e = -errno;
+  f->fd = -1;
+  if (!e && f->tmp && rename(f->tmp, f->path) < 0) e = -errno;
+  if (e) {
+    atomic_abort(f);
+    return e;
+  }
+  if (f->tmp) keep_on_success(f->tmp);
+  free(f->tmp);
+  free(f->path);
+  *f = (AtomicFile){.fd = -1};
+  return 0;
+}
+
+void atomic_abort(AtomicFile *f) {
+  if (f->fd >= 0) close(f->fd);
+  if (f->tmp) {
+    unlink(f->tmp);
+    keep_on_success(f->tmp);
+  }
+  free(f->tmp);
+  free(f->path);
+  *f = (AtomicFile){.fd = -1};
 }
 
 int write_file_atomic(const char *path, const void *data, size_t size) {
-  struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, data, size);
-  char *tmp = format("%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  if (fd < 0) {
-    int e = -errno;
-    free(tmp);
-    return e;
-  }
-  remove_on_failure(tmp);
-  const uint8_t *p = data;
-  while (size) {
-    ssize_t n = write(fd, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      goto fail;
-    }
-    p += n;
-    size -= n;
-  }
-  if (close(fd) < 0) {
-    fd = -1;
-    goto fail;
-  }
-  if (rename(tmp, path) < 0) {
-    fd = -1;
-    goto fail;
-  }
-  keep_on_success(tmp);
-  free(tmp);
-  return 0;
-fail:;
-  int e = -errno;
-  if (fd >= 0) close(fd);
-  unlink(tmp);
-  keep_on_success(tmp);
-  free(tmp);
-  return e;
+  AtomicFile f;
+  int e = atomic_open(&f, path);
+  if (e) return e;
+  atomic_write(&f, data, size);
+  return atomic_commit(&f);
 }
 
 double now_seconds(void) {
@@ -355,7 +370,7 @@ int replace_file(const char *tmp, const char *path) {
   Buffer b;
   int rc = read_file(tmp, &b);
   if (rc == 0) {
-    rc = write_in_place(path, b.data, b.size);
+    rc = write_file_atomic(path, b.data, b.size); // written in place: PATH is not regular
     free(b.data);
   }
   unlink(tmp);
