@@ -51,15 +51,12 @@ static void list_definitions(void *arg, size_t i) {
     context_dispose(ctx);
     return;
   }
-  LLVMValueRef lists[2] = {LLVMGetFirstFunction(mod), LLVMGetFirstGlobal(mod)};
-  for (int k = 0; k < 2; k++)
-    for (LLVMValueRef gv = lists[k]; gv;
-         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
-      if (!is_linkable_definition(gv)) continue;
-      size_t len;
-      const char *name = LLVMGetValueName2(gv, &len);
-      strlist_push(&job->defined[i], format("%c%.*s", is_strong(gv) ? '!' : ' ', (int)len, name));
-    }
+  for (LLVMValueRef gv = first_global_object(mod); gv; gv = next_global_object(gv)) {
+    if (!is_linkable_definition(gv)) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(gv, &len);
+    strlist_push(&job->defined[i], format("%c%.*s", is_strong(gv) ? '!' : ' ', (int)len, name));
+  }
   LLVMDisposeModule(mod);
   context_dispose(ctx);
 }
@@ -104,21 +101,18 @@ void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
 static size_t collect_wanted(LLVMModuleRef m, const CompletionSources *s, StrMap *tried,
                              StringList *wanted, StringList *looked_up) {
   size_t found = 0;
-  LLVMValueRef lists[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
-  for (int k = 0; k < 2; k++)
-    for (LLVMValueRef gv = lists[k]; gv;
-         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
-      if (!LLVMIsDeclaration(gv) || (k == 0 && LLVMGetIntrinsicID(gv))) continue;
-      size_t len;
-      const char *name = LLVMGetValueName2(gv, &len);
-      if (!len || strmap_get(tried, name)) continue;
-      strmap_put(tried, name, (void *)1);
-      if (looked_up) strlist_push(looked_up, xstrndup(name, len));
-      uintptr_t provider = (uintptr_t)strmap_get(&s->provider, name);
-      if (!provider) continue;
-      strlist_push(&wanted[provider - 1], xstrndup(name, len));
-      found++;
-    }
+  for (LLVMValueRef gv = first_global_object(m); gv; gv = next_global_object(gv)) {
+    if (!LLVMIsDeclaration(gv) || (LLVMIsAFunction(gv) && LLVMGetIntrinsicID(gv))) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(gv, &len);
+    if (!len || strmap_get(tried, name)) continue;
+    strmap_put(tried, name, (void *)1);
+    if (looked_up) strlist_push(looked_up, xstrndup(name, len));
+    uintptr_t provider = (uintptr_t)strmap_get(&s->provider, name);
+    if (!provider) continue;
+    strlist_push(&wanted[provider - 1], xstrndup(name, len));
+    found++;
+  }
   return found;
 }
 
@@ -126,32 +120,30 @@ static size_t collect_wanted(LLVMModuleRef m, const CompletionSources *s, StrMap
 // becomes linkonce_odr: the linker then copies only what M ends up referencing. So do a
 // set's functions that nothing provides (see may_provide): a use must not copy them along.
 static void make_lazy(LLVMModuleRef src, LLVMModuleRef dst, const CompletionSources *s) {
-  LLVMValueRef lists[2] = {LLVMGetFirstFunction(src), LLVMGetFirstGlobal(src)};
-  for (int k = 0; k < 2; k++)
-    for (LLVMValueRef gv = lists[k]; gv;
-         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
-      if (!is_linkable_definition(gv)) continue;
-      size_t len;
-      const char *name = LLVMGetValueName2(gv, &len);
-      LLVMValueRef mine = k == 0 ? LLVMGetNamedFunction(dst, name) : LLVMGetNamedGlobal(dst, name);
-      bool outlined = k == 0 && !strmap_get(&s->provider, name) &&
-                      LLVMGetStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex,
-                                                    "indirectly-callable", 19);
-      if ((mine && !LLVMIsDeclaration(mine)) || outlined) {
-        bridge_make_declaration(gv);
-      } else {
-        LLVMSetComdat(gv, NULL);
-        LLVMSetLinkage(gv, LLVMLinkOnceODRLinkage);
-      }
+  for (LLVMValueRef gv = first_global_object(src); gv; gv = next_global_object(gv)) {
+    if (!is_linkable_definition(gv)) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(gv, &len);
+    LLVMValueRef mine =
+        LLVMIsAFunction(gv) ? LLVMGetNamedFunction(dst, name) : LLVMGetNamedGlobal(dst, name);
+    bool outlined =
+        LLVMIsAFunction(gv) && !strmap_get(&s->provider, name) &&
+        LLVMGetStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex, "indirectly-callable", 19);
+    if ((mine && !LLVMIsDeclaration(mine)) || outlined) {
+      bridge_make_declaration(gv);
+    } else {
+      LLVMSetComdat(gv, NULL);
+      LLVMSetLinkage(gv, LLVMLinkOnceODRLinkage);
     }
+  }
 }
 
 int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg) {
   return complete_module_recording(m, s, NULL, errmsg);
 }
 
-int complete_module_recording(LLVMModuleRef m, const CompletionSources *s,
-                              StringList *looked_up, char **errmsg) {
+int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, StringList *looked_up,
+                              char **errmsg) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   StrMap tried = {0};
   StringList *wanted = xcalloc(s->num_modules, sizeof(StringList));

@@ -72,33 +72,30 @@ static void find_kernels(LLVMValueRef v, StringList *kernels, StrMap *seen) {
 }
 
 static void record_undefined_users(LLVMModuleRef m, HookJob *job) {
-  LLVMValueRef lists[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
-  for (int k = 0; k < 2; k++)
-    for (LLVMValueRef gv = lists[k]; gv;
-         gv = k == 0 ? LLVMGetNextFunction(gv) : LLVMGetNextGlobal(gv)) {
-      if (!LLVMIsDeclaration(gv) || (k == 0 && LLVMGetIntrinsicID(gv))) continue;
-      size_t len;
-      const char *name = LLVMGetValueName2(gv, &len);
-      if (is_implementation_name(name)) continue;
-      StringList kernels = {0};
-      StrMap seen = {0};
-      find_kernels(gv, &kernels, &seen);
-      Buffer line = {0};
-      buffer_append(&line, name, len);
-      buffer_append(&line, "\t", 1);
-      for (size_t i = 0; i < kernels.count; i++) {
-        if (i) buffer_append(&line, " ", 1);
-        buffer_append(&line, kernels.items[i], strlen(kernels.items[i]));
-        free(kernels.items[i]);
-      }
-      buffer_append(&line, "", 1);
-      strlist_push(&job->undefined_users, (char *)line.data);
-      free(kernels.items);
-      for (size_t i = 0; i < seen.cap; i++)
-        free(seen.keys[i]);
-      free(seen.keys);
-      free(seen.values);
+  for (LLVMValueRef gv = first_global_object(m); gv; gv = next_global_object(gv)) {
+    if (!LLVMIsDeclaration(gv) || (LLVMIsAFunction(gv) && LLVMGetIntrinsicID(gv))) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(gv, &len);
+    if (is_implementation_name(name)) continue;
+    StringList kernels = {0};
+    StrMap seen = {0};
+    find_kernels(gv, &kernels, &seen);
+    Buffer line = {0};
+    buffer_append(&line, name, len);
+    buffer_append(&line, "\t", 1);
+    for (size_t i = 0; i < kernels.count; i++) {
+      if (i) buffer_append(&line, " ", 1);
+      buffer_append(&line, kernels.items[i], strlen(kernels.items[i]));
+      free(kernels.items[i]);
     }
+    buffer_append(&line, "", 1);
+    strlist_push(&job->undefined_users, (char *)line.data);
+    free(kernels.items);
+    for (size_t i = 0; i < seen.cap; i++)
+      free(seen.keys[i]);
+    free(seen.keys);
+    free(seen.values);
+  }
 }
 
 // --stats: ThinLTO's out-of-line imports (-avail-extern-to-local names them NAME.__uniq.ID),

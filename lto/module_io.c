@@ -63,3 +63,14 @@ Buffer module_write(LLVMModuleRef m) {
   LLVMDisposeMemoryBuffer(buf);
   return out;
 }
+
+LLVMValueRef first_global_object(LLVMModuleRef m) {
+  LLVMValueRef f = LLVMGetFirstFunction(m);
+  return f ? f : LLVMGetFirstGlobal(m);
+}
+
+LLVMValueRef next_global_object(LLVMValueRef gv) {
+  if (!LLVMIsAFunction(gv)) return LLVMGetNextGlobal(gv);
+  LLVMValueRef next = LLVMGetNextFunction(gv);
+  return next ? next : LLVMGetFirstGlobal(LLVMGetGlobalParent(gv));
+}

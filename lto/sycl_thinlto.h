@@ -139,6 +139,10 @@ const char *context_last_error(LLVMContextRef ctx);
 int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
                  LLVMModuleRef *out, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
+// Every function, then every global variable, of M: the definitions and declarations that
+// symbol tables, completion and checks walk (aliases and ifuncs are not included).
+LLVMValueRef first_global_object(LLVMModuleRef m);
+LLVMValueRef next_global_object(LLVMValueRef gv);
 
 //
 // lto/cache.c — the incremental cache (issue 6)
