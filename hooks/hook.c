@@ -128,6 +128,8 @@ static double trace_step(const HookJob *job, const char *name, double start) {
   return end;
 }
 
+static int check_undefined_imports(HookJob *job);
+
 // Thread pool: complete and finalize one image in its own context.
 static void complete_work(uv_work_t *req) {
   HookJob *job = req->data;
@@ -140,6 +142,8 @@ static void complete_work(uv_work_t *req) {
     image_cache_key(in, run->opts, job->cache_key);
     if (image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) {
       job->cache_hit = true;
+      // The link around the image may have changed (a set's image gone): check again.
+      check_undefined_imports(job);
       return;
     }
   }
@@ -212,6 +216,44 @@ static bool is_set_function(const Resolution *r, const char *name) {
   return false;
 }
 
+// The SPIR-V's imports must be the implementation's (or a set's some image of this link
+// holds); anything else is an undefined symbol. -1 with job->error naming them all.
+static char *join_names(const StringList *l, const char *sep) {
+  Buffer b = {0};
+  for (size_t i = 0; i < l->count; i++) {
+    if (i) buffer_append(&b, sep, strlen(sep));
+    buffer_append(&b, l->items[i], strlen(l->items[i]));
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+static int check_undefined_imports(HookJob *job) {
+  const HookOptions *opts = job->run->opts;
+  const ImageResult *res = job->result;
+  Buffer missing = {0};
+  for (size_t i = 0; i < res->imports.count; i++) {
+    const char *name = res->imports.items[i];
+    if (is_implementation_name(name) || opts->allow_dependencies ||
+        is_set_function(job->run->r, name))
+      continue;
+    // From the cache there is no module to say which kernels need it: name the image's.
+    const char *kernels = kernels_of(job, name);
+    char *all = *kernels ? NULL : join_names(&res->symbols, " ");
+    char *line = format("%sundefined symbol: %s\n>>> referenced by kernel(s): %s",
+                        missing.size ? "\n" : "", name, all ? all : kernels);
+    free(all);
+    buffer_append(&missing, line, strlen(line));
+    free(line);
+  }
+  if (missing.size) {
+    buffer_append(&missing, "", 1);
+    job->error = (char *)missing.data;
+    return -1;
+  }
+  return 0;
+}
+
 // Thread pool: what the SPIR-V still imports must be the implementation's or a set's, and it
 // must pass spirv-val.
 static void check_image(uv_work_t *req) {
@@ -222,22 +264,7 @@ static void check_image(uv_work_t *req) {
   save_temp(opts, job->image, "spv", &res->spirv);
   StringList exports = {0};
   if (spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &job->error)) return;
-  Buffer missing = {0};
-  for (size_t i = 0; i < res->imports.count; i++) {
-    const char *name = res->imports.items[i];
-    if (is_implementation_name(name) || opts->allow_dependencies ||
-        is_set_function(job->run->r, name))
-      continue;
-    char *line = format("%sundefined symbol: %s\n>>> referenced by kernel(s): %s",
-                        missing.size ? "\n" : "", name, kernels_of(job, name));
-    buffer_append(&missing, line, strlen(line));
-    free(line);
-  }
-  if (missing.size) {
-    buffer_append(&missing, "", 1);
-    job->error = (char *)missing.data;
-    return;
-  }
+  if (check_undefined_imports(job)) return;
   if (opts->validate && spirv_validate(&res->spirv, &job->error)) return;
   if (opts->cache)
     image_cache_store(opts->cache, job->cache_key, &job->looked_up, job->run->sources, res);
