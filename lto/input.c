@@ -429,6 +429,14 @@ void read_input_file(InputSet *set, const char *path, bool is_library) {
 }
 
 void release_input_bytes(InputSet *set) {
+  // An image's string keys point into its file's bytes (or its input's): copy them first.
+  for (size_t i = 0; i < set->count; i++) {
+    InputImage *in = &set->items[i];
+    OffloadString *keys = xcalloc(in->num_keys ? in->num_keys : 1, sizeof(OffloadString));
+    for (size_t k = 0; k < in->num_keys; k++)
+      keys[k] = (OffloadString){xstrdup(in->keys[k].key), xstrdup(in->keys[k].value)};
+    in->keys = keys; // the old arrays are small metadata, left until exit
+  }
   for (size_t i = 0; i < set->num_files; i++) {
     free(set->files[i].data);
     set->files[i] = (Buffer){0};

@@ -47,7 +47,8 @@ void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadStri
   }
   buffer_append(&symbols, "", 1);
   push_key(keys, count, "symbols", (char *)symbols.data); // small metadata: kept until exit
-  if (image->virtual_set) push_key(keys, count, SPLIT_VF_SET_KEY, image->virtual_set);
+  // A copy: the image (and its set's name) is freed once the stage has published it.
+  if (image->virtual_set) push_key(keys, count, SPLIT_VF_SET_KEY, xstrdup(image->virtual_set));
   if (image->dummy) push_key(keys, count, SPLIT_DUMMY_KEY, "1");
 }
 
