@@ -28,55 +28,6 @@ void image_cache_key(const Buffer *optimized, const HookOptions *opts, char key[
   cache_hash_final(&h, key);
 }
 
-// Entry payload: records of a u64 length and bytes, in a fixed order.
-static void put_bytes(Buffer *b, const void *data, size_t size) {
-  uint64_t n = size;
-  buffer_append(b, &n, sizeof n);
-  buffer_append(b, data, size);
-}
-
-static void put_list(Buffer *b, const StringList *l) {
-  uint64_t n = l->count;
-  buffer_append(b, &n, sizeof n);
-  for (size_t i = 0; i < l->count; i++)
-    put_bytes(b, l->items[i], strlen(l->items[i]));
-}
-
-typedef struct {
-  const uint8_t *p, *end;
-  bool bad;
-} Reader;
-
-static const uint8_t *get_bytes(Reader *r, size_t *size) {
-  uint64_t n;
-  if (r->bad || (size_t)(r->end - r->p) < sizeof n) return r->bad = true, NULL;
-  memcpy(&n, r->p, sizeof n);
-  r->p += sizeof n;
-  if ((uint64_t)(r->end - r->p) < n) return r->bad = true, NULL;
-  const uint8_t *data = r->p;
-  r->p += n;
-  *size = n;
-  return data;
-}
-
-static char *get_string(Reader *r) {
-  size_t n;
-  const uint8_t *data = get_bytes(r, &n);
-  return data ? xstrndup((const char *)data, n) : NULL;
-}
-
-static bool get_list(Reader *r, StringList *l) {
-  uint64_t n;
-  if (r->bad || (size_t)(r->end - r->p) < sizeof n) return r->bad = true, false;
-  memcpy(&n, r->p, sizeof n);
-  r->p += sizeof n;
-  for (uint64_t i = 0; i < n && !r->bad; i++) {
-    char *s = get_string(r);
-    if (s) strlist_push(l, s);
-  }
-  return !r->bad;
-}
-
 static void free_list(StringList *l) {
   for (size_t i = 0; i < l->count; i++)
     free(l->items[i]);
@@ -88,15 +39,16 @@ bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources
                         ImageResult *out) {
   Buffer entry;
   if (cache_get(c, "image", key, &entry)) return false;
-  Reader r = {entry.data, entry.data + entry.size, false};
+  RecordReader r = {entry.data, entry.data + entry.size, false};
   StringList deps = {0}, symbols = {0}, imports = {0};
-  bool hit = get_list(&r, &deps) && deps.count % 2 == 0;
+  bool hit = record_get_strings(&r, &deps) && deps.count % 2 == 0;
   for (size_t i = 0; hit && i < deps.count; i += 2)
     hit = !strcmp(provider_key(s, deps.items[i]), deps.items[i + 1]);
   size_t spirv_size = 0;
-  const uint8_t *spirv = hit ? get_bytes(&r, &spirv_size) : NULL;
+  const uint8_t *spirv = hit ? record_get(&r, &spirv_size) : NULL;
   char *properties = NULL;
-  if (hit && spirv && get_list(&r, &symbols) && get_list(&r, &imports)) properties = get_string(&r);
+  if (hit && spirv && record_get_strings(&r, &symbols) && record_get_strings(&r, &imports))
+    properties = record_get_string(&r);
   char *why = NULL;
   hit = hit && properties && !r.bad &&
         (!*properties || propsets_from_json(properties, &out->properties, &why) == 0);
@@ -125,12 +77,12 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
     strlist_push(&deps, (char *)provider_key(s, looked_up->items[i]));
   }
   Buffer b = {0};
-  put_list(&b, &deps);
-  put_bytes(&b, res->spirv.data, res->spirv.size);
-  put_list(&b, &res->symbols);
-  put_list(&b, &res->imports);
+  record_put_strings(&b, &deps);
+  record_put(&b, res->spirv.data, res->spirv.size);
+  record_put_strings(&b, &res->symbols);
+  record_put_strings(&b, &res->imports);
   char *properties = res->properties.count ? propsets_to_json(&res->properties) : xstrdup("");
-  put_bytes(&b, properties, strlen(properties));
+  record_put(&b, properties, strlen(properties));
   free(properties);
   free(deps.items); // the strings belong to LOOKED_UP and S
   if (cache_put(c, "image", key, &b)) warning(c->dir, "cannot write a cache entry");

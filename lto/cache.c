@@ -259,3 +259,54 @@ void cache_prune(const Cache *c) {
     free(entries[i].path);
   free(entries);
 }
+
+// Entries' payloads are sequences of records: a u64 length and that many bytes; a list of
+// strings is a u64 count and one record per string.
+void record_put(Buffer *b, const void *data, size_t size) {
+  uint64_t n = size;
+  buffer_append(b, &n, sizeof n);
+  buffer_append(b, data, size);
+}
+
+void record_put_strings(Buffer *b, const StringList *l) {
+  uint64_t n = l->count;
+  buffer_append(b, &n, sizeof n);
+  for (size_t i = 0; i < l->count; i++)
+    record_put(b, l->items[i], strlen(l->items[i]));
+}
+
+static bool take_u64(RecordReader *r, uint64_t *n) {
+  if (r->bad || (size_t)(r->end - r->p) < sizeof *n) return !(r->bad = true);
+  memcpy(n, r->p, sizeof *n);
+  r->p += sizeof *n;
+  return true;
+}
+
+const uint8_t *record_get(RecordReader *r, size_t *size) {
+  uint64_t n;
+  if (!take_u64(r, &n)) return NULL;
+  if ((uint64_t)(r->end - r->p) < n) {
+    r->bad = true;
+    return NULL;
+  }
+  const uint8_t *data = r->p;
+  r->p += n;
+  *size = n;
+  return data;
+}
+
+char *record_get_string(RecordReader *r) {
+  size_t n;
+  const uint8_t *data = record_get(r, &n);
+  return data ? xstrndup((const char *)data, n) : NULL;
+}
+
+bool record_get_strings(RecordReader *r, StringList *l) {
+  uint64_t n;
+  if (!take_u64(r, &n)) return false;
+  for (uint64_t i = 0; i < n && !r->bad; i++) {
+    char *s = record_get_string(r);
+    if (s) strlist_push(l, s);
+  }
+  return !r->bad;
+}

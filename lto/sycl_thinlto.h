@@ -178,6 +178,16 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);
+// Payloads of entries: records of a u64 length and bytes; string lists as a count and records.
+void record_put(Buffer *b, const void *data, size_t size);
+void record_put_strings(Buffer *b, const StringList *l);
+typedef struct {
+  const uint8_t *p, *end;
+  bool bad; // set by the first read past the end; later reads return nothing
+} RecordReader;
+const uint8_t *record_get(RecordReader *r, size_t *size);
+char *record_get_string(RecordReader *r); // malloc'd, or NULL
+bool record_get_strings(RecordReader *r, StringList *l);
 
 // SYCL property sets (intel's PropertySetIO model). The types live here because every
 // image carries them from the hooks to the output; the code is in properties/.

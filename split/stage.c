@@ -80,85 +80,49 @@ static void split_key(const InputImage *in, const SplitOptions *o, char key[CACH
   cache_hash_final(&h, key);
 }
 
-static void put_record(Buffer *b, const void *data, uint64_t size) {
-  buffer_append(b, &size, sizeof size);
-  buffer_append(b, data, size);
-}
-
-static void put_names(Buffer *b, const StringList *l) {
-  uint64_t n = l->count;
-  buffer_append(b, &n, sizeof n);
-  for (size_t i = 0; i < l->count; i++)
-    put_record(b, l->items[i], strlen(l->items[i]));
-}
-
 static void store_split(const Cache *c, const char *key, bool already, const SplitResult *r) {
   Buffer b = {0};
   uint64_t head[2] = {already, r->count};
   buffer_append(&b, head, sizeof head);
   for (size_t i = 0; i < r->count; i++) {
     const SplitImage *im = &r->images[i];
-    put_record(&b, im->bitcode.data, im->bitcode.size);
-    put_names(&b, &im->kernels);
-    put_names(&b, &im->exported);
-    put_record(&b, im->virtual_set ? im->virtual_set : "",
+    record_put(&b, im->bitcode.data, im->bitcode.size);
+    record_put_strings(&b, &im->kernels);
+    record_put_strings(&b, &im->exported);
+    record_put(&b, im->virtual_set ? im->virtual_set : "",
                im->virtual_set ? strlen(im->virtual_set) : 0);
-    put_record(&b, &(uint8_t){im->dummy}, 1);
+    record_put(&b, &(uint8_t){im->dummy}, 1);
   }
   if (cache_put(c, "split", key, &b)) warning(c->dir, "cannot write a cache entry");
   free(b.data);
-}
-
-static const uint8_t *get_record(const uint8_t **p, const uint8_t *end, uint64_t *size) {
-  if (!*p || (size_t)(end - *p) < sizeof *size) return *p = NULL;
-  memcpy(size, *p, sizeof *size);
-  *p += sizeof *size;
-  if ((uint64_t)(end - *p) < *size) return *p = NULL;
-  const uint8_t *data = *p;
-  *p += *size;
-  return data;
-}
-
-static void get_names(const uint8_t **p, const uint8_t *end, StringList *l) {
-  uint64_t n, size;
-  if (!*p || (size_t)(end - *p) < sizeof n) {
-    *p = NULL;
-    return;
-  }
-  memcpy(&n, *p, sizeof n);
-  *p += sizeof n;
-  for (uint64_t i = 0; i < n && *p; i++) {
-    const uint8_t *name = get_record(p, end, &size);
-    if (name) strlist_push(l, xstrndup((const char *)name, size));
-  }
 }
 
 static bool load_split(const Cache *c, const char *key, bool *already, SplitResult *r) {
   Buffer b;
   if (cache_get(c, "split", key, &b)) return false;
   uint64_t head[2];
-  const uint8_t *p = b.data, *end = b.data + b.size;
   bool ok = b.size >= sizeof head;
-  if (ok) memcpy(head, p, sizeof head), p += sizeof head;
+  if (ok) memcpy(head, b.data, sizeof head);
+  RecordReader rd = {b.data + sizeof head, b.data + b.size, !ok};
   *r = (SplitResult){0};
   if (ok && head[1] < b.size) r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
-  for (uint64_t i = 0; ok && r->images && i < head[1] && p; i++) {
+  for (uint64_t i = 0; ok && r->images && i < head[1] && !rd.bad; i++) {
     SplitImage *im = &r->images[r->count++];
-    uint64_t size;
-    const uint8_t *data = get_record(&p, end, &size);
+    size_t size;
+    const uint8_t *data = record_get(&rd, &size);
     if (data) {
       im->bitcode.data = xmalloc(size ? size : 1);
       memcpy(im->bitcode.data, data, size);
       im->bitcode.size = size;
     }
-    get_names(&p, end, &im->kernels);
-    get_names(&p, end, &im->exported);
-    data = get_record(&p, end, &size);
+    record_get_strings(&rd, &im->kernels);
+    record_get_strings(&rd, &im->exported);
+    data = record_get(&rd, &size);
     if (data && size) im->virtual_set = xstrndup((const char *)data, size);
-    data = get_record(&p, end, &size);
+    data = record_get(&rd, &size);
     if (data && size == 1) im->dummy = data[0];
   }
-  ok = ok && p && (head[1] == 0 || r->images) && r->count == head[1];
+  ok = ok && !rd.bad && (head[1] == 0 || r->images) && r->count == head[1];
   if (ok)
     *already = head[0];
   else
