@@ -92,6 +92,24 @@ int main(void) {
   check(left == 2, "pruning keeps cache_size_files=2 entries");
   check(cache_get(&c, "spirv", k2, &got) == -1, "the least recently used entry went first");
 
+  // Payload records: what is written reads back; a cut record is "bad", not a crash.
+  Buffer rec = {0};
+  StringList names = {0}, back = {0};
+  strlist_push(&names, xstrdup("_ZTS2K1"));
+  strlist_push(&names, xstrdup("_ZTS2K2"));
+  record_put(&rec, "spirv", 5);
+  record_put_strings(&rec, &names);
+  RecordReader rd = {rec.data, rec.data + rec.size, false};
+  size_t n;
+  const uint8_t *bytes = record_get(&rd, &n);
+  check(bytes && n == 5 && !memcmp(bytes, "spirv", 5) && record_get_strings(&rd, &back) &&
+            back.count == 2 && !strcmp(back.items[1], "_ZTS2K2") && rd.p == rd.end,
+        "records round-trip");
+  RecordReader cut = {rec.data, rec.data + rec.size - 3, false};
+  record_get(&cut, &n);
+  check(!record_get_strings(&cut, &back) && cut.bad, "a cut record list is refused");
+  free(rec.data);
+
   char *cmd = format("rm -rf %s", dir);
   if (system(cmd)) perror("rm");
   free(cmd);
