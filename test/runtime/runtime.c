@@ -17,39 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-// The wrapper's layouts (ARCHITECTURE.md, Wrapper; property sets as in seed 000).
-struct sycl_offload_entry {
-  uint64_t reserved;
-  uint16_t version, kind;
-  uint32_t flags;
-  void *addr;
-  const char *name;
-  uint64_t size, data;
-  void *aux;
-};
-struct sycl_property {
-  const char *name;
-  const uint8_t *value; // PROP_BYTES: a u64 bit count, then the bytes; PROP_UINT32: NULL
-  uint32_t type;
-  uint64_t size; // PROP_BYTES: 8 + byte count; PROP_UINT32: the value itself
-};
-struct sycl_property_set {
-  const char *name;
-  struct sycl_property *begin, *end;
-};
-struct sycl_device_image {
-  uint16_t version;
-  uint8_t offload_kind, format;
-  const char *target, *compile_options, *link_options;
-  const uint8_t *start, *end;
-  struct sycl_offload_entry *entries_begin, *entries_end;
-  struct sycl_property_set *properties_begin, *properties_end;
-};
-struct sycl_bin_desc {
-  uint16_t version, num_images;
-  struct sycl_device_image *images;
-  struct sycl_offload_entry *host_entries_begin, *host_entries_end;
-};
+#include "sycl_image_layout.h"
 
 static const char runtime_name[] = "sycl-test-runtime";
 
@@ -446,7 +414,8 @@ static char *describe_image_set(const size_t *chosen, size_t count) {
     const RegisteredImage *img = &registry[chosen[i]];
     const Property *set =
         propsets_find(&img->properties, "SYCL/virtual functions", "virtual-functions-set");
-    const Property *dummy = propsets_find(&img->properties, "SYCL/virtual functions", "dummy-image");
+    const Property *dummy =
+        propsets_find(&img->properties, "SYCL/virtual functions", "dummy-image");
     if (i) buffer_append(&b, " ", 1);
     buffer_append(&b, img->name, strlen(img->name));
     if (set && set->type == PROP_BYTES) {

@@ -3,51 +3,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct offload_entry {
-  uint64_t reserved;
-  uint16_t version, kind;
-  uint32_t flags;
-  void *addr;
-  const char *name;
-  uint64_t size, data;
-  void *aux;
-};
-struct property {
-  const char *name;
-  const unsigned char *value;
-  uint32_t type;
-  uint64_t size;
-};
-struct property_set {
-  const char *name;
-  struct property *begin, *end;
-};
-struct device_image {
-  uint16_t version;
-  uint8_t kind, format;
-  const char *target, *compile_options, *link_options;
-  const unsigned char *start, *end;
-  struct offload_entry *entries_begin, *entries_end;
-  struct property_set *properties_begin, *properties_end;
-};
-struct bin_desc {
-  uint16_t version, num_images;
-  struct device_image *images;
-  struct offload_entry *host_entries_begin, *host_entries_end;
-};
+#include "sycl_image_layout.h"
 
-void __sycl_register_lib(struct bin_desc *desc) {
+void __sycl_register_lib(struct sycl_bin_desc *desc) {
   printf("descriptor version %u, %u image(s)\n", desc->version, desc->num_images);
   for (unsigned i = 0; i < desc->num_images; i++) {
-    struct device_image *img = &desc->images[i];
+    struct sycl_device_image *img = &desc->images[i];
     uint32_t magic = img->end - img->start >= 4 ? *(const uint32_t *)img->start : 0;
     printf("image %u: version %u, kind %u, format %u, target %s, magic %08x\n", i, img->version,
-           img->kind, img->format, img->target, magic);
-    for (struct offload_entry *e = img->entries_begin; e != img->entries_end; e++)
+           img->offload_kind, img->format, img->target, magic);
+    for (struct sycl_offload_entry *e = img->entries_begin; e != img->entries_end; e++)
       printf("  kernel %s (entry version %u, kind %u)\n", e->name, e->version, e->kind);
-    for (struct property_set *s = img->properties_begin; s != img->properties_end; s++) {
+    for (struct sycl_property_set *s = img->properties_begin; s != img->properties_end; s++) {
       printf("  set [%s]\n", s->name);
-      for (struct property *p = s->begin; p != s->end; p++) {
+      for (struct sycl_property *p = s->begin; p != s->end; p++) {
         if (p->type == 1) {
           printf("    %s = %llu\n", p->name, (unsigned long long)p->size);
           continue;
@@ -64,6 +33,6 @@ void __sycl_register_lib(struct bin_desc *desc) {
   }
 }
 
-void __sycl_unregister_lib(struct bin_desc *desc) {
+void __sycl_unregister_lib(struct sycl_bin_desc *desc) {
   printf("unregistered %u image(s)\n", desc->num_images);
 }
