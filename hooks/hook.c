@@ -34,7 +34,9 @@ struct HookRun {
   const CompletionSources *sources;
   const HookOptions *opts;
   WorkerPool *pool;
-  size_t outstanding;
+  HookJob *jobs;
+  size_t count, started, outstanding;
+  size_t window; // images begun and not finished, at most: what is in memory at once
 };
 
 static void save_temp(const HookOptions *opts, size_t index, const char *suffix,
@@ -276,18 +278,32 @@ static void check_work(uv_work_t *req) {
   trace_step(req->data, "check", start);
 }
 
+static void complete_work(uv_work_t *req);
+static void complete_done(uv_work_t *req, int status);
+
+// Loop thread: begins images until WINDOW are under way. The thread pool runs jobs in the
+// order they are queued: with every image queued at once, no check (and no output) would
+// run before the last completion, and every image's SPIR-V would wait in memory.
+static void start_images(HookRun *run) {
+  while (run->started < run->count && run->started - (run->count - run->outstanding) < run->window)
+    uv_queue_work(&run->loop, &run->jobs[run->started++].work, complete_work, complete_done);
+}
+
+// Loop thread: the job is over; a good image may go out now, and the next one begin.
+static void finish(HookJob *job) {
+  HookRun *run = job->run;
+  if (!job->error && run->opts->output) output_ready(run->opts->output, job->image);
+  if (--run->outstanding == 0 && run->pool) worker_pool_stop(run->pool);
+  start_images(run);
+}
+
 static void check_done(uv_work_t *req, int status) {
   (void)status;
-  HookJob *job = req->data;
-  if (--job->run->outstanding == 0 && job->run->pool) worker_pool_stop(job->run->pool);
+  finish(req->data);
 }
 
 static void start_check(HookJob *job) {
   uv_queue_work(&job->run->loop, &job->work, check_work, check_done);
-}
-
-static void finish_failed(HookJob *job) {
-  if (--job->run->outstanding == 0 && job->run->pool) worker_pool_stop(job->run->pool);
 }
 
 static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
@@ -309,7 +325,7 @@ static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
     job->error = format("%s\n>>> image kernels: %s", errmsg, (char *)kernels.data);
     free(kernels.data);
     free(errmsg);
-    finish_failed(job);
+    finish(job);
     return;
   }
   job->result->spirv = spirv;
@@ -321,7 +337,7 @@ static void complete_done(uv_work_t *req, int status) {
   HookJob *job = req->data;
   HookRun *run = job->run;
   if (job->error || job->cache_hit) {
-    finish_failed(job);
+    finish(job);
     return;
   }
   if (run->opts->tool == SPIRV_BACKEND) {
@@ -333,7 +349,7 @@ static void complete_done(uv_work_t *req, int status) {
   job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
   if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
     job->error = format("cannot write %s for the translator", job->bc_path);
-    finish_failed(job);
+    finish(job);
     return;
   }
   free(job->linked.data);
@@ -372,9 +388,12 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
     job->result = &results[k++];
     job->result->module = &r->modules[i];
     job->work.data = job;
-    run.outstanding++;
-    uv_queue_work(&run.loop, &job->work, complete_work, complete_done);
   }
+  run.jobs = jobs;
+  run.count = run.outstanding = emitted;
+  // Enough for every thread and every worker to have an image, and one more each waiting.
+  run.window = 4 * (size_t)(opts->jobs < 1 ? 1 : opts->jobs);
+  start_images(&run);
   uv_run(&run.loop, UV_RUN_DEFAULT);
   if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");
 

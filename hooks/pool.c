@@ -229,9 +229,10 @@ static void take_response(Worker *w) {
   Buffer spirv = {0};
   char *errmsg = NULL;
   if (h.kind == WORKER_SPIRV) {
-    // The payload moves to the front and the buffer goes to the callee as is.
+    // The payload moves to the front and the buffer, cut to its size, goes to the callee:
+    // reads grow it by at least 64 KiB, twice a typical image.
     memmove(w->response, w->response + sizeof h, h.size);
-    spirv = (Buffer){w->response, h.size};
+    spirv = (Buffer){xrealloc(w->response, h.size), h.size};
   } else {
     errmsg = xstrndup((const char *)w->response + sizeof h, h.size);
     free(w->response);

@@ -2,6 +2,8 @@
 // ARCHITECTURE.md one after another, each timed. The stages live in their own files.
 #include "sycl_thinlto.h"
 
+#include <llvm-c/ErrorHandling.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
@@ -262,7 +264,14 @@ static void print_stats(size_t images, size_t modules, const Cache *cache, doubl
   fprintf(stderr, "wall: %.3f s\n", wall);
 }
 
+// An LLVM fatal error (libLTO reports some bad inputs that way) is reported like ours and
+// leaves no temporary behind: LLVM's own handler would exit without cleaning up.
+static void llvm_fatal_error(const char *reason) {
+  fatal(NULL, "LLVM ERROR: %s", reason);
+}
+
 static int run_link(LinkOptions *o) {
+  LLVMInstallFatalErrorHandler(llvm_fatal_error);
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
   if (!o->inputs.count) fatal(NULL, "no input files");
   if (o->triple && !is_spirv_triple(o->triple))
@@ -334,6 +343,7 @@ static int run_link(LinkOptions *o) {
   } else {
     // libLTO: combined index, imports, internalization, optimization; bitcode out.
     release_input_bytes(&inputs);
+    release_free_memory(); // the inputs' bytes: the peak comes in the thin link, next
     optimized = xcalloc(r.num_modules, sizeof(Buffer));
     ThinLinkOptions tl = {
         .jobs = o->jobs, .import_instr_limit = o->import_instr_limit, .cache = cachep};
@@ -345,6 +355,7 @@ static int run_link(LinkOptions *o) {
   for (size_t i = 0; i < r.num_modules; i++)
     emitted += r.modules[i].emit;
   ImageResult *results = xcalloc(emitted ? emitted : 1, sizeof(ImageResult));
+  OutputWriter output;
   HookOptions ho = {
       .jobs = o->jobs,
       .tool = o->tool,
@@ -354,13 +365,16 @@ static int run_link(LinkOptions *o) {
       .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
       .cache = cachep,
+      .output = &output,
   };
+  // Images are written as they are done (in order): the link never holds all their SPIR-V.
+  output_open(&output, o->output, o->arch, results, emitted);
   STAGE("hooks", run_hooks(&r, optimized, &ho, results));
   exit_on_errors();
   if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
   if (o->check_imports) check_link_imports(results, emitted);
 
-  STAGE("output", write_output(o->output, o->arch, results, emitted));
+  STAGE("output", output_commit(&output));
   if (cachep) cache_prune(cachep);
   note("linked %zu image(s) from %zu module(s) in %.3f s", emitted, input_modules,
        now_seconds() - start);

@@ -1,5 +1,6 @@
 // Writes the linked images as concatenated OffloadBinary v1 blobs (IMG_SPIRV, OFK_SYCL),
-// atomically, in image order. It does not wrap images for the host.
+// atomically, in image order, each as soon as it and every image before it are done. It
+// does not wrap images for the host.
 #include "sycl_thinlto.h"
 
 #include <errno.h>
@@ -16,38 +17,57 @@ static char *join_lines(const StringList *l) {
   return (char *)b.data;
 }
 
-void write_output(const char *path, const char *arch, ImageResult *results, size_t count) {
-  AtomicFile file;
-  int rc = atomic_open(&file, path);
+// Appends image I's blob to the file and frees its SPIR-V, the bulk of a result.
+static void write_image(OutputWriter *w, size_t i) {
+  ImageResult *res = &w->results[i];
+  char *symbols = join_lines(&res->symbols);
+  char *properties = propsets_to_json(&res->properties); // issue 4
+  OffloadString strings[] = {
+      {"triple", SPIRV_TRIPLE},
+      {"arch", w->arch ? w->arch : ""},
+      {"symbols", symbols},
+      {"properties", properties},
+  };
+  OffloadEntry e = {
+      .image_kind = IMG_SPIRV,
+      .offload_kind = OFK_SYCL,
+      .strings = strings,
+      .num_strings = sizeof(strings) / sizeof(*strings),
+      .image = res->spirv.data,
+      .image_size = res->spirv.size,
+  };
+  Buffer blob = {0};
+  offload_binary_append(&blob, &e);
+  atomic_write(&w->file, blob.data, blob.size);
+  free(blob.data);
+  free(symbols);
+  free(properties);
+  free(res->spirv.data);
+  res->spirv = (Buffer){0};
+}
+
+void output_open(OutputWriter *w, const char *path, const char *arch, ImageResult *results,
+                 size_t count) {
+  *w = (OutputWriter){.arch = arch, .results = results, .count = count};
+  int rc = atomic_open(&w->file, path);
   if (rc) fatal(path, "cannot write output: %s", strerror(-rc));
-  Buffer out = {0};
-  for (size_t i = 0; i < count; i++) {
-    char *symbols = join_lines(&results[i].symbols);
-    char *properties = propsets_to_json(&results[i].properties); // issue 4
-    OffloadString strings[] = {
-        {"triple", SPIRV_TRIPLE},
-        {"arch", arch ? arch : ""},
-        {"symbols", symbols},
-        {"properties", properties},
-    };
-    OffloadEntry e = {
-        .image_kind = IMG_SPIRV,
-        .offload_kind = OFK_SYCL,
-        .strings = strings,
-        .num_strings = sizeof(strings) / sizeof(*strings),
-        .image = results[i].spirv.data,
-        .image_size = results[i].spirv.size,
-    };
-    offload_binary_append(&out, &e);
-    free(symbols);
-    free(properties);
-    // One image at a time: the output is never assembled whole beside the images.
-    atomic_write(&file, out.data, out.size);
-    out.size = 0;
-    free(results[i].spirv.data);
-    results[i].spirv = (Buffer){0};
-  }
-  free(out.data);
-  rc = atomic_commit(&file);
-  if (rc) fatal(path, "cannot write output: %s", strerror(-rc));
+  w->ready = xcalloc(count ? count : 1, sizeof(bool));
+  // A regular file is written through a temporary that a failure removes; a device or a
+  // FIFO is written in place, so nothing reaches it before the link has succeeded.
+  w->streaming = w->file.tmp != NULL;
+}
+
+void output_ready(OutputWriter *w, size_t i) {
+  w->ready[i] = true;
+  while (w->streaming && w->next < w->count && w->ready[w->next])
+    write_image(w, w->next++);
+}
+
+void output_commit(OutputWriter *w) {
+  for (; w->next < w->count; w->next++)
+    write_image(w, w->next);
+  free(w->ready);
+  w->ready = NULL;
+  int rc = atomic_commit(&w->file);
+  if (rc) fatal(w->file.path, "cannot write output: %s", strerror(-rc));
 }

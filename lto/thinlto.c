@@ -66,10 +66,22 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
     free(dir);
   }
 
+  // libLTO writes each backend's result to a file as soon as it is done: in memory they
+  // would all wait for the last backend, at the link's peak (bench/RESULTS.md).
+  const char *tmp = getenv("TMPDIR");
+  char *dir = format("%s/%s-thinlto-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
+  if (!mkdtemp(dir)) fatal(dir, "cannot create a directory: %s", strerror(errno));
+  remove_on_failure(dir);
+  thinlto_set_generated_objects_dir(cg, dir);
+
   if (linked) thinlto_codegen_process(cg);
 
-  unsigned n = linked ? thinlto_module_get_num_objects(cg) : 0;
+  unsigned n = linked ? thinlto_module_get_num_object_files(cg) : 0;
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
+  char **files = xcalloc(n ? n : 1, sizeof(char *));
+  for (unsigned k = 0; k < n; k++)
+    files[k] = xstrdup(thinlto_module_get_object_file(cg, k));
+  thinlto_codegen_dispose(cg);
   unsigned k = 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
@@ -77,13 +89,17 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
       r->modules[i].prepared = (Buffer){0};
       continue;
     }
-    LTOObjectBuffer obj = thinlto_module_get_object(cg, k++);
-    if (!obj.Size) fatal(r->modules[i].input->origin, "ThinLTO produced no output for this module");
-    optimized[i].size = obj.Size;
-    optimized[i].data = xmalloc(obj.Size);
-    memcpy(optimized[i].data, obj.Buffer, obj.Size);
+    const char *origin = r->modules[i].input->origin;
+    int rc = read_file(files[k], &optimized[i]);
+    if (rc) fatal(files[k], "cannot read ThinLTO's output for %s: %s", origin, strerror(-rc));
+    if (!optimized[i].size) fatal(origin, "ThinLTO produced no output for this module");
+    unlink(files[k]);
+    free(files[k++]);
   }
-  thinlto_codegen_dispose(cg);
+  free(files);
+  rmdir(dir);
+  keep_on_success(dir);
+  free(dir);
 }
 
 // libLTO hands back its cache entries unchecked: a damaged one would only fail later.

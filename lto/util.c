@@ -2,8 +2,12 @@
 // Nothing here knows about LLVM or SYCL.
 #include "sycl_thinlto.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -64,9 +68,23 @@ int error_count(void) {
   return n;
 }
 
+// A directory goes with the files in it (one level: our temporary directories are flat).
+static void remove_path(const char *path) {
+  if (unlink(path) == 0 || errno != EISDIR) return;
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char *file = format("%s/%s", path, e->d_name);
+    unlink(file);
+    free(file);
+  }
+  if (d) closedir(d);
+  rmdir(path);
+}
+
 static __attribute__((noreturn)) void exit_failure(void) {
   for (size_t i = 0; i < cleanup_paths.count; i++)
-    if (cleanup_paths.items[i]) unlink(cleanup_paths.items[i]);
+    if (cleanup_paths.items[i]) remove_path(cleanup_paths.items[i]);
   exit(1);
 }
 
@@ -179,11 +197,12 @@ int read_file(const char *path, Buffer *out) {
     close(fd);
     return -EISDIR;
   }
+  // CAP + 1 bytes: reading a regular file to its end, at exactly st_size, needs no growth.
   size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536, size = 0;
   uint8_t *data = xmalloc(cap + 1);
   for (;;) {
-    if (size == cap) data = xrealloc(data, (cap = cap * 2 + 1) + 1);
-    ssize_t n = read(fd, data + size, cap - size);
+    if (size == cap + 1) data = xrealloc(data, (cap = cap * 2 + 1) + 1);
+    ssize_t n = read(fd, data + size, cap + 1 - size);
     if (n < 0) {
       if (errno == EINTR) continue;
       int e = -errno;
@@ -273,6 +292,19 @@ int write_file_atomic(const char *path, const void *data, size_t size) {
   if (e) return e;
   atomic_write(&f, data, size);
   return atomic_commit(&f);
+}
+
+void release_free_memory(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+void limit_free_memory(void) {
+#ifdef __GLIBC__
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 }
 
 double now_seconds(void) {
