@@ -391,8 +391,10 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
   }
   run.jobs = jobs;
   run.count = run.outstanding = emitted;
-  // Enough for every thread and every worker to have an image, and one more each waiting.
-  run.window = 4 * (size_t)(opts->jobs < 1 ? 1 : opts->jobs);
+  // -j N: N images under way, each in one step at a time (completion and checks on a thread,
+  // SPIR-V in a worker), so N cores are busy and no more: -j1 is one core, the benchmark's
+  // baseline, and -j16 does not put 16 threads and 16 workers on 16 cores.
+  run.window = (size_t)(opts->jobs < 1 ? 1 : opts->jobs);
   start_images(&run);
   uv_run(&run.loop, UV_RUN_DEFAULT);
   if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");

@@ -28,6 +28,21 @@ static void set_debug_options(const ThinLinkOptions *opts) {
   free(limit);
 }
 
+typedef struct {
+  const Resolution *r;
+  Buffer *optimized;
+  char **files; // per module: libLTO's output file, NULL for a dummy
+  int *rc;      // per module: 0, or read_file's negative errno
+} ReadBack;
+
+// Runs on a worker thread: reads module I's result and removes the file; writes only I.
+static void read_back(void *arg, size_t i) {
+  ReadBack *b = arg;
+  if (!b->files[i]) return;
+  b->rc[i] = read_file(b->files[i], &b->optimized[i]);
+  unlink(b->files[i]);
+}
+
 static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
   if (!cg) fatal(NULL, "cannot create the ThinLTO code generator: %s", lto_get_error_message());
@@ -78,25 +93,29 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
 
   unsigned n = linked ? thinlto_module_get_num_object_files(cg) : 0;
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
-  char **files = xcalloc(n ? n : 1, sizeof(char *));
-  for (unsigned k = 0; k < n; k++)
-    files[k] = xstrdup(thinlto_module_get_object_file(cg, k));
-  thinlto_codegen_dispose(cg);
-  unsigned k = 0;
-  for (size_t i = 0; i < r->num_modules; i++) {
+  ReadBack back = {r, optimized, xcalloc(r->num_modules, sizeof(char *)),
+                   xcalloc(r->num_modules, sizeof(int))};
+  for (size_t i = 0, k = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
       optimized[i] = r->modules[i].prepared;
       r->modules[i].prepared = (Buffer){0};
-      continue;
+    } else {
+      back.files[i] = xstrdup(thinlto_module_get_object_file(cg, (unsigned)k++));
     }
-    const char *origin = r->modules[i].input->origin;
-    int rc = read_file(files[k], &optimized[i]);
-    if (rc) fatal(files[k], "cannot read ThinLTO's output for %s: %s", origin, strerror(-rc));
-    if (!optimized[i].size) fatal(origin, "ThinLTO produced no output for this module");
-    unlink(files[k]);
-    free(files[k++]);
   }
-  free(files);
+  thinlto_codegen_dispose(cg);
+  parallel_for(r->num_modules, opts->jobs, read_back, &back);
+  for (size_t i = 0; i < r->num_modules; i++) {
+    if (!back.files[i]) continue;
+    const char *origin = r->modules[i].input->origin;
+    if (back.rc[i])
+      fatal(back.files[i], "cannot read ThinLTO's output for %s: %s", origin,
+            strerror(-back.rc[i]));
+    if (!optimized[i].size) fatal(origin, "ThinLTO produced no output for this module");
+    free(back.files[i]);
+  }
+  free(back.files);
+  free(back.rc);
   rmdir(dir);
   keep_on_success(dir);
   free(dir);
