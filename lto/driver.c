@@ -317,8 +317,12 @@ static int run_link(LinkOptions *o) {
   // Full LTO splits once, after linking, instead.
   o->split.allow_dependencies = o->allow_dependencies;
   o->split.cache = cachep;
+  size_t files_read = inputs.num_files;
   if (!o->full_lto && (o->split.mode != SPLIT_NONE || o->split.aot))
     STAGE("split", split_inputs(&inputs, &o->split, o->jobs));
+  // What the link needs of the files is in the images now (host code is not).
+  release_file_bytes(&inputs, files_read);
+  release_free_memory();
 
   // Who defines what, which definition wins, which images have kernels to emit.
   Resolution r = {0};

@@ -428,15 +428,42 @@ void read_input_file(InputSet *set, const char *path, bool is_library) {
   read_contents(set, path, file.data, file.size, is_library, false);
 }
 
-void release_input_bytes(InputSet *set) {
-  // An image's string keys point into its file's bytes (or its input's): copy them first.
+// An image's string keys point into its file's bytes (or its input's): they are copied
+// before those go. The old arrays are small metadata, left until exit.
+static void copy_keys(InputImage *in) {
+  OffloadString *keys = xcalloc(in->num_keys ? in->num_keys : 1, sizeof(OffloadString));
+  for (size_t k = 0; k < in->num_keys; k++)
+    keys[k] = (OffloadString){xstrdup(in->keys[k].key), xstrdup(in->keys[k].value)};
+  in->keys = keys;
+}
+
+void release_file_bytes(InputSet *set, size_t num_files) {
+  size_t kept = set->num_files - num_files;
+  Buffer *files = xcalloc(kept + set->count + 1, sizeof(Buffer));
+  memcpy(files, set->files + num_files, kept * sizeof(Buffer));
   for (size_t i = 0; i < set->count; i++) {
     InputImage *in = &set->items[i];
-    OffloadString *keys = xcalloc(in->num_keys ? in->num_keys : 1, sizeof(OffloadString));
-    for (size_t k = 0; k < in->num_keys; k++)
-      keys[k] = (OffloadString){xstrdup(in->keys[k].key), xstrdup(in->keys[k].value)};
-    in->keys = keys; // the old arrays are small metadata, left until exit
+    copy_keys(in);
+    for (size_t f = 0; f < num_files; f++) {
+      const Buffer *file = &set->files[f];
+      if (in->data < file->data || in->data >= file->data + file->size) continue;
+      Buffer copy = {xmalloc(in->size ? in->size : 1), in->size};
+      memcpy(copy.data, in->data, in->size);
+      in->data = copy.data;
+      files[kept++] = copy;
+      break;
+    }
   }
+  for (size_t f = 0; f < num_files; f++)
+    free(set->files[f].data);
+  free(set->files);
+  set->files = files;
+  set->num_files = kept;
+}
+
+void release_input_bytes(InputSet *set) {
+  for (size_t i = 0; i < set->count; i++)
+    copy_keys(&set->items[i]);
   for (size_t i = 0; i < set->num_files; i++) {
     free(set->files[i].data);
     set->files[i] = (Buffer){0};

@@ -289,6 +289,9 @@ typedef struct {
 
 // Adds the images of one file (any supported form). Errors are fatal.
 void read_input_file(InputSet *set, const char *path, bool is_library);
+// Frees the first NUM_FILES files read, once the images are found (and split): every image
+// keeps its own bytes and keys, the rest (host code, what a split replaced) goes.
+void release_file_bytes(InputSet *set, size_t num_files);
 // Frees the bytes of every file and image once the modules are prepared (origins and keys
 // stay): the thin link works on the prepared copies.
 void release_input_bytes(InputSet *set);
