@@ -22,7 +22,7 @@ static const char link_usage[] =
     "\n"
     "OPTIONS:\n"
     "  -o <file>                         output file (required)\n"
-    "  -j <n>, --jobs=<n>                parallel jobs (default: all cores)\n"
+    "  -j <n>, --jobs=<n>                cores to use: n images at a time (default: all)\n"
     "  --device-libs=<a.bc,b.bc>         bitcode libraries supplying definitions on demand\n"
     "  --library-path=<dir>, -L <dir>    where --device-libs are searched\n"
     "  --allow-device-image-dependencies images may import SYCL_EXTERNAL functions\n"
