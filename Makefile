@@ -53,7 +53,7 @@ bench: build
 sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSANITIZE=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0 ctest --output-on-failure -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0:detect_stack_use_after_return=1 ctest --output-on-failure -j $(JOBS)
 
 # ThreadSanitizer build: the parallel stages under TSan.
 tsan: deps

@@ -71,11 +71,12 @@ typedef struct {
 } LinkOptions;
 
 // LLVM-style tools accept -name=value as well as --name=value; we do too.
-static const char *long_form(const char *arg, char *buf, size_t size) {
+// The copy is never freed: option values point into it (-arch=X leaves o->arch there), and
+// they must live as long as argv does.
+static const char *long_form(const char *arg) {
   if (arg[0] != '-' || arg[1] == '-' || strlen(arg) <= 2) return arg;
   if ((arg[1] == 'j' && isdigit((unsigned char)arg[2])) || arg[1] == 'L') return arg;
-  snprintf(buf, size, "-%s", arg);
-  return buf;
+  return format("-%s", arg);
 }
 
 // "--name=value" or "--name value": the value, or NULL if ARG is another option.
@@ -105,7 +106,6 @@ static void split_commas(StringList *out, const char *list) {
 }
 
 static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang_personality) {
-  char buf[4096];
   bool only_inputs = false;
   for (int i = 1; i < argc; i++) {
     const char *raw = argv[i];
@@ -117,7 +117,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       only_inputs = true;
       continue;
     }
-    const char *a = long_form(raw, buf, sizeof buf);
+    const char *a = long_form(raw);
     const char *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(link_usage, stdout);
