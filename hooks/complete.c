@@ -93,8 +93,7 @@ void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
     free(job.defined[i].items);
   }
   free(job.defined);
-  free(strong.keys);
-  free(strong.values);
+  strmap_free(&strong);
 }
 
 // The definitions M still lacks, grouped by the module that provides them.
@@ -176,9 +175,6 @@ int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, Strin
   for (size_t i = 0; i < s->num_modules; i++)
     free(wanted[i].items);
   free(wanted);
-  for (size_t i = 0; i < tried.cap; i++)
-    free(tried.keys[i]);
-  free(tried.keys);
-  free(tried.values);
+  strmap_free(&tried);
   return status;
 }

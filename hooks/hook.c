@@ -36,7 +36,7 @@ struct HookRun {
   WorkerPool *pool;
   HookJob *jobs;
   size_t count, started, outstanding;
-  size_t window; // images begun and not finished, at most: what is in memory at once
+  size_t under_way, window; // images begun and not finished; at most WINDOW of them
 };
 
 static void save_temp(const HookOptions *opts, size_t index, const char *suffix,
@@ -82,21 +82,11 @@ static void record_undefined_users(LLVMModuleRef m, HookJob *job) {
     StringList kernels = {0};
     StrMap seen = {0};
     find_kernels(gv, &kernels, &seen);
-    Buffer line = {0};
-    buffer_append(&line, name, len);
-    buffer_append(&line, "\t", 1);
-    for (size_t i = 0; i < kernels.count; i++) {
-      if (i) buffer_append(&line, " ", 1);
-      buffer_append(&line, kernels.items[i], strlen(kernels.items[i]));
-      free(kernels.items[i]);
-    }
-    buffer_append(&line, "", 1);
-    strlist_push(&job->undefined_users, (char *)line.data);
-    free(kernels.items);
-    for (size_t i = 0; i < seen.cap; i++)
-      free(seen.keys[i]);
-    free(seen.keys);
-    free(seen.values);
+    char *users = strlist_join(&kernels, " ");
+    strlist_push(&job->undefined_users, format("%.*s\t%s", (int)len, name, users));
+    free(users);
+    strlist_free(&kernels);
+    strmap_free(&seen);
   }
 }
 
@@ -220,16 +210,6 @@ static bool is_set_function(const Resolution *r, const char *name) {
 
 // The SPIR-V's imports must be the implementation's (or a set's some image of this link
 // holds); anything else is an undefined symbol. -1 with job->error naming them all.
-static char *join_names(const StringList *l, const char *sep) {
-  Buffer b = {0};
-  for (size_t i = 0; i < l->count; i++) {
-    if (i) buffer_append(&b, sep, strlen(sep));
-    buffer_append(&b, l->items[i], strlen(l->items[i]));
-  }
-  buffer_append(&b, "", 1);
-  return (char *)b.data;
-}
-
 static int check_undefined_imports(HookJob *job) {
   const HookOptions *opts = job->run->opts;
   const ImageResult *res = job->result;
@@ -241,7 +221,7 @@ static int check_undefined_imports(HookJob *job) {
       continue;
     // From the cache there is no module to say which kernels need it: name the image's.
     const char *kernels = kernels_of(job, name);
-    char *all = *kernels ? NULL : join_names(&res->symbols, " ");
+    char *all = *kernels ? NULL : strlist_join(&res->symbols, " ");
     char *line = format("%sundefined symbol: %s\n>>> referenced by kernel(s): %s",
                         missing.size ? "\n" : "", name, all ? all : kernels);
     free(all);
@@ -285,7 +265,7 @@ static void complete_done(uv_work_t *req, int status);
 // order they are queued: with every image queued at once, no check (and no output) would
 // run before the last completion, and every image's SPIR-V would wait in memory.
 static void start_images(HookRun *run) {
-  while (run->started < run->count && run->started - (run->count - run->outstanding) < run->window)
+  for (; run->started < run->count && run->under_way < run->window; run->under_way++)
     uv_queue_work(&run->loop, &run->jobs[run->started++].work, complete_work, complete_done);
 }
 
@@ -294,6 +274,7 @@ static void finish(HookJob *job) {
   HookRun *run = job->run;
   if (!job->error && run->opts->output) output_ready(run->opts->output, job->image);
   if (--run->outstanding == 0 && run->pool) worker_pool_stop(run->pool);
+  run->under_way--;
   start_images(run);
 }
 
@@ -315,15 +296,9 @@ static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
     free(spv);
   }
   if (errmsg) {
-    Buffer kernels = {0};
-    for (size_t i = 0; i < job->result->symbols.count; i++) {
-      const char *k = job->result->symbols.items[i];
-      if (i) buffer_append(&kernels, " ", 1);
-      buffer_append(&kernels, k, strlen(k));
-    }
-    buffer_append(&kernels, "", 1);
-    job->error = format("%s\n>>> image kernels: %s", errmsg, (char *)kernels.data);
-    free(kernels.data);
+    char *kernels = strlist_join(&job->result->symbols, " ");
+    job->error = format("%s\n>>> image kernels: %s", errmsg, kernels);
+    free(kernels);
     free(errmsg);
     finish(job);
     return;
@@ -404,9 +379,7 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
   for (size_t j = 0; j < emitted; j++) {
     HookJob *job = &jobs[j];
     hits += job->cache_hit;
-    for (size_t i = 0; i < job->looked_up.count; i++)
-      free(job->looked_up.items[i]);
-    free(job->looked_up.items);
+    strlist_free(&job->looked_up);
     if (job->error) {
       const LinkModule *m = job->result->module;
       error(m->input->origin, "%s", job->error);
@@ -414,9 +387,7 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
     }
     free(job->linked.data);
     free(job->bc_path);
-    for (size_t i = 0; i < job->undefined_users.count; i++)
-      free(job->undefined_users.items[i]);
-    free(job->undefined_users.items);
+    strlist_free(&job->undefined_users);
   }
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
   hook_cache_hits = hits;

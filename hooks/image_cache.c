@@ -28,13 +28,6 @@ void image_cache_key(const Buffer *optimized, const HookOptions *opts, char key[
   cache_hash_final(&h, key);
 }
 
-static void free_list(StringList *l) {
-  for (size_t i = 0; i < l->count; i++)
-    free(l->items[i]);
-  free(l->items);
-  *l = (StringList){0};
-}
-
 bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources *s,
                         ImageResult *out) {
   Buffer entry;
@@ -60,10 +53,10 @@ bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources
     out->symbols = symbols;
     out->imports = imports;
   } else {
-    free_list(&symbols);
-    free_list(&imports);
+    strlist_free(&symbols);
+    strlist_free(&imports);
   }
-  free_list(&deps);
+  strlist_free(&deps);
   free(properties);
   free(entry.data);
   return hit;

@@ -79,30 +79,11 @@ static const char *long_form(const char *arg) {
   return format("-%s", arg);
 }
 
-// "--name=value" or "--name value": the value, or NULL if ARG is another option.
-static const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(arg, name, n)) return NULL;
-  if (arg[n] == '=') return arg + n + 1;
-  if (arg[n] != 0) return NULL;
-  if (*i + 1 >= argc) fatal(NULL, "option '%s' needs a value", name);
-  return argv[++*i];
-}
-
 static int parse_count(const char *what, const char *text) {
   char *end;
   long v = strtol(text, &end, 10);
   if (!*text || *end || v < 0 || v > 1 << 20) fatal(NULL, "%s: invalid number '%s'", what, text);
   return (int)v;
-}
-
-static void split_commas(StringList *out, const char *list) {
-  for (const char *p = list; *p;) {
-    const char *comma = strchr(p, ',');
-    size_t n = comma ? (size_t)(comma - p) : strlen(p);
-    if (n) strlist_push(out, xstrndup(p, n));
-    p += n + (comma != NULL);
-  }
 }
 
 static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang_personality) {
@@ -130,19 +111,19 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
     } else if (!strcmp(a, "-o")) {
       if (++i >= argc) fatal(NULL, "option '-o' needs a value");
       o->output = argv[i];
-    } else if ((v = option_value(argc, argv, &i, a, "--output-file"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "output-file"))) {
       o->output = v;
     } else if (!strncmp(a, "-j", 2) && a[1] == 'j') {
       const char *n = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!n) fatal(NULL, "option '-j' needs a value");
       o->jobs = parse_count("-j", n);
-    } else if ((v = option_value(argc, argv, &i, a, "--jobs"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "jobs"))) {
       o->jobs = parse_count("--jobs", v);
     } else if (!strcmp(a, "--save-temps")) {
       o->save_temps = true;
-    } else if ((v = option_value(argc, argv, &i, a, "--device-libs"))) {
-      split_commas(&o->device_libs, v);
-    } else if ((v = option_value(argc, argv, &i, a, "--library-path"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "device-libs"))) {
+      strlist_split_commas(&o->device_libs, v);
+    } else if ((v = option_value(argc, argv, &i, a, "library-path"))) {
       strlist_push(&o->library_paths, xstrdup(v));
     } else if (!strncmp(a, "-L", 2)) {
       const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
@@ -152,50 +133,50 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->allow_dependencies = true;
     } else if (!strcmp(a, "--check-imports")) {
       o->check_imports = true;
-    } else if ((v = option_value(argc, argv, &i, a, "--lto"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "lto"))) {
       if (strcmp(v, "thin") && strcmp(v, "full"))
         fatal(NULL, "--lto: expected thin or full, not '%s'", v);
       o->full_lto = !strcmp(v, "full");
-    } else if ((v = option_value(argc, argv, &i, a, "--time-trace"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "time-trace"))) {
       o->time_trace = v;
     } else if (!strcmp(a, "--stats")) {
       o->stats = true;
-    } else if ((v = option_value(argc, argv, &i, a, "--cache-dir"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "cache-dir"))) {
       o->cache_dir = v;
-    } else if ((v = option_value(argc, argv, &i, a, "--cache-policy"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "cache-policy"))) {
       o->cache_policy = v;
-    } else if ((v = option_value(argc, argv, &i, a, "--split"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "split"))) {
       if (split_mode_parse(v, &o->split.mode))
         fatal(NULL, "--split: expected kernel, source, auto or none, not '%s'", v);
-    } else if ((v = option_value(argc, argv, &i, a, "--aot-aspects"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "aot-aspects"))) {
       o->split.aot = true;
-      split_commas(&o->split.aot_aspects, v);
+      strlist_split_commas(&o->split.aot_aspects, v);
     } else if (raw[1] == 'O' && raw[2] && !raw[3] && strchr("0123s", raw[2])) {
       o->opt_level = raw[2] == 's' ? 2 : raw[2] - '0';
-    } else if ((v = option_value(argc, argv, &i, a, "--opt-level"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "opt-level"))) {
       o->opt_level = parse_count("--opt-level", v);
-    } else if ((v = option_value(argc, argv, &i, a, "--spirv-tool"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "spirv-tool"))) {
       if (!strcmp(v, "backend"))
         o->tool = SPIRV_BACKEND;
       else if (!strcmp(v, "translator"))
         o->tool = SPIRV_TRANSLATOR;
       else
         fatal(NULL, "--spirv-tool: expected 'backend' or 'translator', not '%s'", v);
-    } else if ((v = option_value(argc, argv, &i, a, "--llvm-spirv"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "llvm-spirv"))) {
       o->llvm_spirv = v;
     } else if (!strcmp(a, "--no-validate")) {
       o->validate = false;
-    } else if ((v = option_value(argc, argv, &i, a, "--import-instr-limit"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "import-instr-limit"))) {
       o->import_instr_limit = parse_count("--import-instr-limit", v);
-    } else if ((v = option_value(argc, argv, &i, a, "--triple"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "triple"))) {
       o->triple = v;
-    } else if ((v = option_value(argc, argv, &i, a, "--arch"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "arch"))) {
       o->arch = v;
     } else if (clang_personality &&
                (!strcmp(a, "--dry-run") || !strcmp(a, "--print-linked-module") ||
-                option_value(argc, argv, &i, a, "--ocloc-options") ||
-                option_value(argc, argv, &i, a, "--opencl-aot-options") ||
-                option_value(argc, argv, &i, a, "--spirv-dump-device-code"))) {
+                option_value(argc, argv, &i, a, "ocloc-options") ||
+                option_value(argc, argv, &i, a, "opencl-aot-options") ||
+                option_value(argc, argv, &i, a, "spirv-dump-device-code"))) {
       warning(NULL, "option '%s' of clang-sycl-linker is not supported; ignored", raw);
     } else {
       fatal(NULL, "unknown option '%s'; see '%s --help'", raw,

@@ -68,10 +68,7 @@ void full_link(Resolution *r, int jobs, FullModule *out) {
     r->modules[i].prepared = (Buffer){0};
   }
   free(libraries);
-  for (size_t i = 0; i < sources.provider.cap; i++)
-    free(sources.provider.keys[i]);
-  free(sources.provider.keys);
-  free(sources.provider.values);
+  strmap_free(&sources.provider);
 }
 
 // What must stay external for the split: what ThinLTO would preserve (kernels, exports under
@@ -106,10 +103,7 @@ void full_optimize(FullModule *fm, const Resolution *r, int opt_level) {
     internalize(f, true, &preserved);
   for (LLVMValueRef g = LLVMGetFirstGlobal(fm->module); g; g = LLVMGetNextGlobal(g))
     internalize(g, false, &preserved);
-  for (size_t i = 0; i < preserved.cap; i++)
-    free(preserved.keys[i]);
-  free(preserved.keys);
-  free(preserved.values);
+  strmap_free(&preserved);
 
   char *pipeline = format("default<O%d>", opt_level > 3 ? 3 : opt_level);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
@@ -184,9 +178,6 @@ Buffer *full_split(FullModule *fm, const Resolution *r, const SplitOptions *opti
   images->cap = images->count;
   note("full LTO: split into %zu image(s) (%s)", images->count, split_mode_name(o->mode));
   split_result_free(&split);
-  for (size_t i = 0; i < origin_of.cap; i++)
-    free(origin_of.keys[i]);
-  free(origin_of.keys);
-  free(origin_of.values);
+  strmap_free(&origin_of);
   return bitcode;
 }

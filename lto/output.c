@@ -7,20 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *join_lines(const StringList *l) {
-  Buffer b = {0};
-  for (size_t i = 0; i < l->count; i++) {
-    if (i) buffer_append(&b, "\n", 1);
-    buffer_append(&b, l->items[i], strlen(l->items[i]));
-  }
-  buffer_append(&b, "", 1);
-  return (char *)b.data;
-}
-
 // Appends image I's blob to the file and frees its SPIR-V, the bulk of a result.
 static void write_image(OutputWriter *w, size_t i) {
   ImageResult *res = &w->results[i];
-  char *symbols = join_lines(&res->symbols);
+  char *symbols = strlist_join(&res->symbols, "\n");
   char *properties = propsets_to_json(&res->properties); // issue 4
   OffloadString strings[] = {
       {"triple", SPIRV_TRIPLE},

@@ -68,6 +68,14 @@ char *xstrndup(const char *s, size_t n);
 char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void strlist_push(StringList *l, char *s); // takes ownership of s
 bool strlist_contains(const StringList *l, const char *s);
+void strlist_free(StringList *l); // the strings and the array; L is left empty
+// The items with SEP between them, NUL-terminated, malloc'd ("" for none).
+char *strlist_join(const StringList *l, const char *sep);
+// Appends the non-empty items of "a,b,c".
+void strlist_split_commas(StringList *out, const char *list);
+// "--name=value", "--name value", or the same with one dash: the value (pointing into ARG or
+// argv), or NULL if ARG is another option. NAME is given without dashes.
+const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name);
 void buffer_append(Buffer *b, const void *data, size_t n);
 
 // 0, or a negative errno.
@@ -106,6 +114,7 @@ typedef struct {
 } StrMap;
 void *strmap_get(const StrMap *m, const char *key);
 void strmap_put(StrMap *m, const char *key, void *value);
+void strmap_free(StrMap *m); // the copied keys and the tables; the values are the caller's
 
 // Runs fn(arg, i) for every i in [0, n) on up to JOBS threads; returns when all are done.
 // fn may only touch item i and thread-safe state (error(), note()).

@@ -229,8 +229,6 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, i
       for (size_t j = 0; j < m->exported.count; j++)
         strlist_push(&r->must_preserve, xstrdup(m->exported.items[j]));
   }
-  free(defkind.keys);
-  free(defkind.values);
-  free(users.keys);
-  free(users.values);
+  strmap_free(&defkind);
+  strmap_free(&users);
 }

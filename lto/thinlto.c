@@ -29,21 +29,36 @@ static void set_debug_options(const ThinLinkOptions *opts) {
 }
 
 typedef struct {
-  const Resolution *r;
   Buffer *optimized;
-  char **files; // per module: libLTO's output file, NULL for a dummy
-  int *rc;      // per module: 0, or read_file's negative errno
+  char **files;     // per module: libLTO's output file, NULL for a dummy
+  int *rc;          // per module: 0, or read_file's negative errno
+  bool check;       // with a cache: libLTO hands back its entries unchecked
+  bool *unreadable; // per module, when checked: the result is not bitcode LLVM can read
 } ReadBack;
 
-// Runs on a worker thread: reads module I's result and removes the file; writes only I.
+// Runs on a worker thread: reads module I's result, removes the file and, with a cache,
+// makes sure the result reads as bitcode (a damaged entry would only fail later); writes
+// only I.
 static void read_back(void *arg, size_t i) {
   ReadBack *b = arg;
   if (!b->files[i]) return;
   b->rc[i] = read_file(b->files[i], &b->optimized[i]);
   unlink(b->files[i]);
+  if (b->rc[i] || !b->check) return;
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef m;
+  char *why = NULL;
+  const Buffer *in = &b->optimized[i];
+  if (module_parse(ctx, in->data, in->size, "thinlto", true, &m, &why) == 0)
+    LLVMDisposeModule(m);
+  else
+    b->unreadable[i] = true;
+  free(why);
+  context_dispose(ctx);
 }
 
-static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
+// False when, with a cache, some result does not read as bitcode.
+static bool thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
   if (!cg) fatal(NULL, "cannot create the ThinLTO code generator: %s", lto_get_error_message());
   // A set's dummy image (seed 002) defines the set's functions again: in the combined index
@@ -93,8 +108,9 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
 
   unsigned n = linked ? thinlto_module_get_num_object_files(cg) : 0;
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
-  ReadBack back = {r, optimized, xcalloc(r->num_modules, sizeof(char *)),
-                   xcalloc(r->num_modules, sizeof(int))};
+  ReadBack back = {optimized, xcalloc(r->num_modules, sizeof(char *)),
+                   xcalloc(r->num_modules, sizeof(int)), opts->cache != NULL,
+                   xcalloc(r->num_modules, sizeof(bool))};
   for (size_t i = 0, k = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
       optimized[i] = r->modules[i].prepared;
@@ -105,6 +121,7 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   }
   thinlto_codegen_dispose(cg);
   parallel_for(r->num_modules, opts->jobs, read_back, &back);
+  bool readable = true;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!back.files[i]) continue;
     const char *origin = r->modules[i].input->origin;
@@ -112,30 +129,16 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
       fatal(back.files[i], "cannot read ThinLTO's output for %s: %s", origin,
             strerror(-back.rc[i]));
     if (!optimized[i].size) fatal(origin, "ThinLTO produced no output for this module");
+    readable &= !back.unreadable[i];
     free(back.files[i]);
   }
   free(back.files);
   free(back.rc);
+  free(back.unreadable);
   rmdir(dir);
   keep_on_success(dir);
   free(dir);
-}
-
-// libLTO hands back its cache entries unchecked: a damaged one would only fail later.
-static bool outputs_readable(const Resolution *r, const Buffer *optimized) {
-  for (size_t i = 0; i < r->num_modules; i++) {
-    if (r->modules[i].dummy) continue;
-    LLVMContextRef ctx = context_create();
-    LLVMModuleRef m;
-    char *why = NULL;
-    bool ok =
-        module_parse(ctx, optimized[i].data, optimized[i].size, "thinlto", true, &m, &why) == 0;
-    if (ok) LLVMDisposeModule(m);
-    free(why);
-    context_dispose(ctx);
-    if (!ok) return false;
-  }
-  return true;
+  return readable;
 }
 
 static void clear_thinlto_cache(const Cache *cache) {
@@ -153,8 +156,7 @@ static void clear_thinlto_cache(const Cache *cache) {
 
 void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   set_debug_options(opts);
-  thin_link_once(r, opts, optimized);
-  if (opts->cache && !outputs_readable(r, optimized)) {
+  if (!thin_link_once(r, opts, optimized)) {
     // Detected, ignored and rewritten: the link is redone with an emptied ThinLTO cache.
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");
     for (size_t i = 0; i < r->num_modules; i++) {

@@ -129,10 +129,7 @@ int trace_write(const char *path) {
   append_text(&b, "\n],\"displayTimeUnit\":\"ms\"}\n");
   int rc = write_file_atomic(path, b.data, b.size);
   free(b.data);
-  for (size_t i = 0; i < named.cap; i++)
-    free(named.keys[i]);
-  free(named.keys);
-  free(named.values);
+  strmap_free(&named);
   return rc;
 }
 

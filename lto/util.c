@@ -178,6 +178,43 @@ bool strlist_contains(const StringList *l, const char *s) {
   return false;
 }
 
+void strlist_free(StringList *l) {
+  for (size_t i = 0; i < l->count; i++)
+    free(l->items[i]);
+  free(l->items);
+  *l = (StringList){0};
+}
+
+char *strlist_join(const StringList *l, const char *sep) {
+  Buffer b = {0};
+  for (size_t i = 0; i < l->count; i++) {
+    if (i) buffer_append(&b, sep, strlen(sep));
+    buffer_append(&b, l->items[i], strlen(l->items[i]));
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+void strlist_split_commas(StringList *out, const char *list) {
+  for (const char *p = list; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    if (n) strlist_push(out, xstrndup(p, n));
+    p += n + (comma != NULL);
+  }
+}
+
+const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name) {
+  size_t n = strlen(name);
+  if (arg[0] != '-') return NULL;
+  arg += arg[1] == '-' ? 2 : 1;
+  if (strncmp(arg, name, n)) return NULL;
+  if (arg[n] == '=') return arg + n + 1;
+  if (arg[n] != 0) return NULL;
+  if (*i + 1 >= argc) fatal(NULL, "option '--%s' needs a value", name);
+  return argv[++*i];
+}
+
 void buffer_append(Buffer *b, const void *data, size_t n) {
   b->data = xrealloc(b->data, b->size + n);
   memcpy(b->data + b->size, data, n);
@@ -354,6 +391,14 @@ void strmap_put(StrMap *m, const char *key, void *value) {
       return;
     }
   }
+}
+
+void strmap_free(StrMap *m) {
+  for (size_t i = 0; i < m->cap; i++)
+    free(m->keys[i]);
+  free(m->keys);
+  free(m->values);
+  *m = (StrMap){0};
 }
 
 typedef struct {

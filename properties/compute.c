@@ -115,20 +115,7 @@ static int compare_strings(const void *a, const void *b) {
 // "a,b,c": the items sorted, so the value does not depend on module order.
 static char *join_sorted(StringList *l) {
   qsort(l->items, l->count, sizeof *l->items, compare_strings);
-  Buffer b = {0};
-  for (size_t i = 0; i < l->count; i++) {
-    if (i) buffer_append(&b, ",", 1);
-    buffer_append(&b, l->items[i], strlen(l->items[i]));
-  }
-  buffer_append(&b, "", 1);
-  return (char *)b.data;
-}
-
-static void strlist_free(StringList *l) {
-  for (size_t i = 0; i < l->count; i++)
-    free(l->items[i]);
-  free(l->items);
-  *l = (StringList){0};
+  return strlist_join(l, ",");
 }
 
 static void add_string(PropertySets *p, const char *set, const char *name, const char *value) {

@@ -41,28 +41,6 @@ typedef struct {
   bool save_temps; // each split image also as OUTPUT.<n>.bc
 } SplitCommand;
 
-// "--name=value", "--name value", or the same with one dash: the value, or NULL if ARG is
-// another option. NAME is given without dashes.
-static const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name) {
-  size_t n = strlen(name);
-  if (arg[0] != '-') return NULL;
-  arg += arg[1] == '-' ? 2 : 1;
-  if (strncmp(arg, name, n)) return NULL;
-  if (arg[n] == '=') return arg + n + 1;
-  if (arg[n] != 0) return NULL;
-  if (*i + 1 >= argc) fatal(NULL, "option '--%s' needs a value", name);
-  return argv[++*i];
-}
-
-static void parse_aspects(StringList *out, const char *list) {
-  for (const char *p = list; *p;) {
-    const char *comma = strchr(p, ',');
-    size_t n = comma ? (size_t)(comma - p) : strlen(p);
-    if (n) strlist_push(out, xstrndup(p, n));
-    p += n + (comma != NULL);
-  }
-}
-
 static void parse_split_command(int argc, char **argv, SplitCommand *c) {
   *c = (SplitCommand){.split = {.mode = SPLIT_AUTO}};
   for (int i = 1; i < argc; i++) {
@@ -87,7 +65,7 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
       c->split.allow_dependencies = true;
     } else if ((v = option_value(argc, argv, &i, a, "aot-aspects"))) {
       c->split.aot = true;
-      parse_aspects(&c->split.aot_aspects, v);
+      strlist_split_commas(&c->split.aot_aspects, v);
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) {
       c->jobs = atoi(v);
     } else if (!strncmp(a, "-j", 2)) {

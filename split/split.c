@@ -896,10 +896,7 @@ static void groups_free(Groups *gs) {
     free(group->closure);
   }
   free(gs->items);
-  for (size_t i = 0; i < gs->by_key.cap; i++)
-    free(gs->by_key.keys[i]);
-  free(gs->by_key.keys);
-  free(gs->by_key.values);
+  strmap_free(&gs->by_key);
 }
 
 int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char **errmsg) {

@@ -132,9 +132,7 @@ static void add_used_aspects(LLVMValueRef f, const StringList *aspects) {
   LLVMGlobalSetMetadata(f, kind, LLVMMDNodeInContext2(ctx, ops, count));
   free(ops);
   free(old_ops);
-  for (size_t i = 0; i < have.count; i++)
-    free(have.items[i]);
-  free(have.items);
+  strlist_free(&have);
 }
 
 static int find_set(const VirtualSets *sets, const char *name, size_t len) {
@@ -195,9 +193,7 @@ void virtual_sets_prepare(LLVMModuleRef m, const SplitOptions *o, VirtualSets *s
       p += n + 1;
     }
     if (aspects.count) add_used_aspects(f, &aspects);
-    for (size_t i = 0; i < aspects.count; i++)
-      free(aspects.items[i]);
-    free(aspects.items);
+    strlist_free(&aspects);
   }
 
   if (!o->aot) return;

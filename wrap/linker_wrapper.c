@@ -246,9 +246,7 @@ static void collect_device_inputs(const StringList *args, StringList *device_inp
     free(candidates.items[i]);
   }
   free(candidates.items);
-  for (size_t i = 0; i < dirs.count; i++)
-    free(dirs.items[i]);
-  free(dirs.items);
+  strlist_free(&dirs);
 }
 
 //
@@ -311,9 +309,7 @@ static int link_device_code(const WrapperOptions *o, const StringList *inputs,
   for (size_t i = 0; i < inputs->count; i++)
     strlist_push(&argv, xstrdup(inputs->items[i]));
   int rc = run_step(o, "device link", &argv);
-  for (size_t i = 0; i < argv.count; i++)
-    free(argv.items[i]);
-  free(argv.items);
+  strlist_free(&argv);
   return rc;
 }
 
@@ -386,9 +382,7 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
     rc = -1;
   }
   if (rc) unlink(partial_output);
-  for (size_t i = 0; i < argv.count; i++)
-    free(argv.items[i]);
-  free(argv.items);
+  strlist_free(&argv);
   return rc;
 }
 

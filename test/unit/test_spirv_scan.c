@@ -41,13 +41,6 @@ static Buffer bytes_of(const uint32_t *words, size_t count, bool swap) {
   return b;
 }
 
-static void free_list(StringList *l) {
-  for (size_t i = 0; i < l->count; i++)
-    free(l->items[i]);
-  free(l->items);
-  *l = (StringList){0};
-}
-
 static void check_refused(const uint32_t *words, size_t num_words, size_t size,
                           const char *expected, const char *what) {
   Buffer b = bytes_of(words, num_words, false);
@@ -58,8 +51,8 @@ static void check_refused(const uint32_t *words, size_t num_words, size_t size,
   check(ok, what);
   if (!ok) printf("      expected '%s', got rc %d and '%s'\n", expected, rc, errmsg ? errmsg : "");
   free(errmsg);
-  free_list(&imports);
-  free_list(&exports);
+  strlist_free(&imports);
+  strlist_free(&exports);
   free(b.data);
 }
 
@@ -76,8 +69,8 @@ int main(void) {
     check(exports.count == 2 && !strcmp(exports.items[1], "abcd"),
           "LinkOnceODR counts as an export; a 4-byte name ends in a NUL word");
     free(errmsg);
-    free_list(&imports);
-    free_list(&exports);
+    strlist_free(&imports);
+    strlist_free(&exports);
     free(b.data);
   }
 
