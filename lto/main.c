@@ -62,9 +62,6 @@ static int run(int argc, char **argv) {
 // text, page in about 2 MB that nothing else used (the link's last RSS peak) and cost time;
 // everything of ours is written and closed by now. lld leaves the same way.
 int main(int argc, char **argv) {
-  // Not in a SPIR-V worker: its forks are short-lived, and fixed thresholds there put every
-  // large block of the backend on its own mmap (measured: 40 % slower codegen at -j16).
-  if (argc < 2 || strcmp(argv[1], "--worker")) limit_free_memory();
   int rc = run(argc, argv);
   if (fflush(stdout) != 0 && rc == 0) {
     fprintf(stderr, "%s: error: cannot write to standard output\n", TOOL_NAME);
