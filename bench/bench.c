@@ -147,7 +147,7 @@ static int validate_output(const char *path, int *images) {
   }
   int valid = 0;
   for (size_t i = 0; i < n; i++) {
-    Buffer spirv = {(uint8_t *)e[i].image, e[i].image_size};
+    Buffer spirv = {.data = (uint8_t *)e[i].image, .size = e[i].image_size};
     if (spirv_validate(&spirv, &why) == 0)
       valid++;
     else

@@ -59,6 +59,7 @@ static void list_definitions(void *arg, size_t i) {
   }
   LLVMDisposeModule(mod);
   context_dispose(ctx);
+  buffer_drop_pages(&job->bitcode[i]);
 }
 
 // Seed 002: a set's functions stay in its image (the runtime links it), and a dummy image
@@ -165,6 +166,7 @@ int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, Strin
                          why ? why : "the linker failed");
         status = -1;
       }
+      buffer_drop_pages(&s->bitcode[i]); // the linker has copied what it needed
     }
     for (size_t i = 0; i < s->num_modules; i++) {
       for (size_t j = 0; j < wanted[i].count; j++)

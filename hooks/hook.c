@@ -133,6 +133,7 @@ static void complete_work(uv_work_t *req) {
   if (run->opts->cache) {
     image_cache_key(in, run->opts, job->cache_key);
     if (image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) {
+      buffer_drop_pages(in);
       job->cache_hit = true;
       // The link around the image may have changed (a set's image gone): check again.
       check_undefined_imports(job);
@@ -143,7 +144,9 @@ static void complete_work(uv_work_t *req) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   double step = now_seconds();
-  if (module_parse(ctx, in->data, in->size, lm->id, false, &m, &job->error)) goto done;
+  int unreadable = module_parse(ctx, in->data, in->size, lm->id, false, &m, &job->error);
+  buffer_drop_pages(in); // M is a copy; completion may read IN again as a source
+  if (unreadable) goto done;
   stats_add(STAT_IMPORTS, count_imported_copies(m));
   size_t defined = count_definitions(m);
   StringList *looked_up = run->opts->cache ? &job->looked_up : NULL;

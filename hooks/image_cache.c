@@ -18,7 +18,7 @@ static const char *provider_key(const CompletionSources *s, const char *name) {
 void image_cache_key(const Buffer *optimized, const HookOptions *opts, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_string(&h, "image v1 sycl-thinlto " SYCL_THINLTO_VERSION " LLVM " LLVM_VERSION_STRING);
+  cache_hash_string(&h, "image v2 sycl-thinlto " SYCL_THINLTO_VERSION " LLVM " LLVM_VERSION_STRING);
   char *options = format("tool=%d translator=%s validate=%d deps=%d O%d ext=%s", opts->tool,
                          opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
                          opts->allow_dependencies, opts->opt_level, spirv_extensions);

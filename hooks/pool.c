@@ -38,7 +38,7 @@ typedef struct Worker {
   uv_pipe_t to_worker, from_worker, worker_stderr;
   int open_handles; // freed when this drops to 0
 
-  Job *job; // the job it owns, NULL when idle
+  Job *job;         // the job it owns, NULL when idle
   double sent_at;   // --time-trace: when the job was handed to this worker
   size_t sent_size; // and how much bitcode it got
   uv_write_t write_req;
@@ -232,7 +232,7 @@ static void take_response(Worker *w) {
     // The payload moves to the front and the buffer, cut to its size, goes to the callee:
     // reads grow it by at least 64 KiB, twice a typical image.
     memmove(w->response, w->response + sizeof h, h.size);
-    spirv = (Buffer){xrealloc(w->response, h.size), h.size};
+    spirv = (Buffer){.data = xrealloc(w->response, h.size), .size = h.size};
   } else {
     errmsg = xstrndup((const char *)w->response + sizeof h, h.size);
     free(w->response);

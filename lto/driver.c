@@ -362,8 +362,10 @@ static int run_link(LinkOptions *o) {
 
   STAGE("output", output_commit(&output));
   if (cachep) cache_prune(cachep);
-  note("linked %zu image(s) from %zu module(s) in %.3f s", emitted, input_modules,
-       now_seconds() - start);
+  struct rusage workers;
+  getrusage(RUSAGE_CHILDREN, &workers); // the largest of them, not a sum
+  note("linked %zu image(s) from %zu module(s) in %.3f s; peak %.1f MB, %.1f MB in a worker",
+       emitted, input_modules, now_seconds() - start, peak_rss_mb(), workers.ru_maxrss / 1024.0);
   if (o->stats) print_stats(emitted, input_modules, cachep, now_seconds() - start);
   if (o->time_trace) {
     trace_span(o->full_lto ? "link (full LTO)" : "link (ThinLTO)", o->output, start, now_seconds(),
@@ -372,7 +374,7 @@ static int run_link(LinkOptions *o) {
     if (rc) warning(o->time_trace, "cannot write the time trace: %s", strerror(-rc));
   }
   for (size_t i = 0; i < r.num_modules; i++)
-    free(optimized[i].data);
+    buffer_free(&optimized[i]);
   for (size_t i = 0; i < emitted; i++) {
     free(results[i].spirv.data);
     propsets_free(&results[i].properties);

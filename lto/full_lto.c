@@ -129,7 +129,7 @@ static const char *image_origin(const SplitImage *image, const StrMap *origin_of
 
 static void add_image(InputSet *images, Buffer *bitcode, InputImage image) {
   images->items[images->count] = image;
-  bitcode[images->count++] = (Buffer){(uint8_t *)image.data, image.size};
+  bitcode[images->count++] = (Buffer){.data = (uint8_t *)image.data, .size = image.size};
 }
 
 Buffer *full_split(FullModule *fm, const Resolution *r, const SplitOptions *options,

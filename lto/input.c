@@ -447,7 +447,7 @@ void release_file_bytes(InputSet *set, size_t num_files) {
     for (size_t f = 0; f < num_files; f++) {
       const Buffer *file = &set->files[f];
       if (in->data < file->data || in->data >= file->data + file->size) continue;
-      Buffer copy = {xmalloc(in->size ? in->size : 1), in->size};
+      Buffer copy = {.data = xmalloc(in->size ? in->size : 1), .size = in->size};
       memcpy(copy.data, in->data, in->size);
       in->data = copy.data;
       files[kept++] = copy;

@@ -22,10 +22,11 @@ extern "C" {
 // lto/util.c — diagnostics, memory, files
 //
 
-// A byte buffer owned by whoever holds it (free(data)).
+// A byte buffer owned by whoever holds it: free(data), or buffer_free when it may be mapped.
 typedef struct {
   uint8_t *data;
   size_t size;
+  bool mapped; // a read-only mapping of a file (map_file), not malloc'd
 } Buffer;
 
 // A growable array of strings; small metadata, usually kept until exit.
@@ -80,6 +81,14 @@ void buffer_append(Buffer *b, const void *data, size_t n);
 
 // 0, or a negative errno.
 int read_file(const char *path, Buffer *out);
+// Maps a regular, non-empty file read-only: its pages are memory only while they are used
+// (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
+int map_file(const char *path, Buffer *out);
+// Frees a malloc'd buffer or unmaps a mapped one; leaves *B empty.
+void buffer_free(Buffer *b);
+// A mapped buffer's pages leave the process's resident set (the next read brings them back
+// from the page cache); any thread may read it meanwhile. Nothing for a malloc'd buffer.
+void buffer_drop_pages(const Buffer *b);
 // Writes PATH.tmp.PID.N then renames it over PATH: readers never see half a file. An
 // existing non-regular PATH (/dev/null, a FIFO) is written in place instead.
 int write_file_atomic(const char *path, const void *data, size_t size);
@@ -322,8 +331,8 @@ typedef struct {
   char *name;
   DefKind def; // DEF_NONE for a use
   bool is_function;
-  bool is_kernel;   // spir_kernel definition
-  bool is_external; // SYCL_EXTERNAL-style: externally visible spir_func definition
+  bool is_kernel;        // spir_kernel definition
+  bool is_external;      // SYCL_EXTERNAL-style: externally visible spir_func definition
   bool is_device_global; // a variable with "sycl-unique-id": the host reaches it by that id
 } ModuleSymbol;
 
@@ -334,12 +343,12 @@ typedef struct LinkModule {
   char *id; // unique module identifier for libLTO
   ModuleSymbol *symbols;
   size_t num_symbols;
-  StringList kernels;  // its kernels, in module order
-  StringList exported; // SYCL_EXTERNAL definitions it prevails for
+  StringList kernels;        // its kernels, in module order
+  StringList exported;       // SYCL_EXTERNAL definitions it prevails for
   StringList device_globals; // device globals it defines (kept external: the host uses them)
-  bool emit;           // produces an output image
-  Buffer prepared;     // bitcode with a ThinLTO summary, ready for libLTO
-  char *prepare_error; // set by a worker in the prepare stage
+  bool emit;                 // produces an output image
+  Buffer prepared;           // bitcode with a ThinLTO summary, ready for libLTO
+  char *prepare_error;       // set by a worker in the prepare stage
   // Seed 002: an image without kernels holding an outlined "indirectly-callable" set (or the
   // set's dummy) is emitted with the set's functions as entry points; no other image gets
   // their definitions. A dummy resolves nothing, is no import source, skips libLTO.
@@ -417,10 +426,10 @@ typedef struct {
 typedef struct {
   const LinkModule *module;
   Buffer spirv;
-  StringList symbols; // kernel names
-  StringList imports; // what the SPIR-V still imports
+  StringList symbols;      // kernel names
+  StringList imports;      // what the SPIR-V still imports
   PropertySets properties; // runtime metadata, computed on the finalized module (issue 4)
-  char *error;        // recorded by whoever failed; reported by the stage
+  char *error;             // recorded by whoever failed; reported by the stage
 } ImageResult;
 
 // hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V
@@ -445,8 +454,8 @@ void index_definitions(CompletionSources *s, const Resolution *r, int jobs);
 int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg);
 // The same, also listing in LOOKED_UP every name it searched a provider for (the image
 // cache's dependencies: the result depends on exactly those names' providers).
-int complete_module_recording(LLVMModuleRef m, const CompletionSources *s,
-                              StringList *looked_up, char **errmsg);
+int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, StringList *looked_up,
+                              char **errmsg);
 
 // hooks/image_cache.c: a finished image (SPIR-V, symbols, imports, properties) cached under
 // a key of its post-ThinLTO bitcode and the options, valid while every name completion
@@ -460,8 +469,7 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
 // hooks/finalize.c: internalizes all but the entry points and removes what is dead.
 // With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,
 // instcombine, simplifycfg) that is all the optimization a thin image gets after import.
-int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level,
-                    char **errmsg);
+int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg);
 // Names reserved to the implementation: "__" before or after (Itanium) demangling.
 bool is_implementation_name(const char *name);
 

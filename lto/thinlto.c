@@ -42,8 +42,8 @@ typedef struct {
 static void read_back(void *arg, size_t i) {
   ReadBack *b = arg;
   if (!b->files[i]) return;
-  b->rc[i] = read_file(b->files[i], &b->optimized[i]);
-  unlink(b->files[i]);
+  b->rc[i] = map_file(b->files[i], &b->optimized[i]);
+  unlink(b->files[i]); // the mapping keeps the contents
   if (b->rc[i] || !b->check) return;
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
@@ -55,6 +55,7 @@ static void read_back(void *arg, size_t i) {
     b->unreadable[i] = true;
   free(why);
   context_dispose(ctx);
+  buffer_drop_pages(in);
 }
 
 // False when, with a cache, some result does not read as bitcode.
@@ -97,7 +98,8 @@ static bool thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   }
 
   // libLTO writes each backend's result to a file as soon as it is done: in memory they
-  // would all wait for the last backend, at the link's peak (bench/RESULTS.md).
+  // would all wait for the last backend, at the link's peak (bench/RESULTS.md). We map the
+  // files, and the hooks read each module's pages only while they use them.
   const char *tmp = getenv("TMPDIR");
   char *dir = format("%s/%s-thinlto-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
   if (!mkdtemp(dir)) fatal(dir, "cannot create a directory: %s", strerror(errno));
@@ -125,10 +127,10 @@ static bool thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!back.files[i]) continue;
     const char *origin = r->modules[i].input->origin;
+    if (back.rc[i] == -EINVAL) fatal(origin, "ThinLTO produced no output for this module");
     if (back.rc[i])
       fatal(back.files[i], "cannot read ThinLTO's output for %s: %s", origin,
             strerror(-back.rc[i]));
-    if (!optimized[i].size) fatal(origin, "ThinLTO produced no output for this module");
     readable &= !back.unreadable[i];
     free(back.files[i]);
   }
@@ -161,7 +163,7 @@ void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");
     for (size_t i = 0; i < r->num_modules; i++) {
       if (!r->modules[i].dummy)
-        free(optimized[i].data);
+        buffer_free(&optimized[i]);
       else
         r->modules[i].prepared = optimized[i]; // thin_link_once takes it back
       optimized[i] = (Buffer){0};

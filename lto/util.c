@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -254,6 +255,31 @@ int read_file(const char *path, Buffer *out) {
   out->data = data;
   out->size = size;
   return 0;
+}
+
+int map_file(const char *path, Buffer *out) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -errno;
+  struct stat st;
+  int rc = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || !st.st_size ? -EINVAL : 0;
+  void *data = rc ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (!rc && data == MAP_FAILED) rc = -errno;
+  close(fd);
+  if (rc) return rc;
+  *out = (Buffer){data, (size_t)st.st_size, true};
+  return 0;
+}
+
+void buffer_free(Buffer *b) {
+  if (b->mapped)
+    munmap(b->data, b->size);
+  else
+    free(b->data);
+  *b = (Buffer){0};
+}
+
+void buffer_drop_pages(const Buffer *b) {
+  if (b->mapped) madvise(b->data, b->size, MADV_DONTNEED);
 }
 
 // Writes to an existing non-regular file (/dev/null, a FIFO, a terminal) in place: renaming

@@ -72,17 +72,17 @@ int main(void) {
     free(members);
   }
 
-  Buffer empty = {(uint8_t *)"!<arch>\n", 8};
+  Buffer empty = {.data = (uint8_t *)"!<arch>\n", .size = 8};
   rc = archive_parse(empty.data, empty.size, &members, &count, &errmsg);
   check(rc == 0 && count == 0, "an empty archive has no members");
   if (rc == 0) free(members);
 
-  Buffer cut = {ar.data, ar.size - 2};
+  Buffer cut = {.data = ar.data, .size = ar.size - 2};
   check_refused(&cut, "truncated member", "a member cut short is refused");
   cut.size = 8 + 30;
   check_refused(&cut, "archive member at offset 8: truncated header", "a header cut short");
 
-  Buffer bad = {xmalloc(ar.size), ar.size};
+  Buffer bad = {.data = xmalloc(ar.size), .size = ar.size};
   memcpy(bad.data, ar.data, ar.size);
   memcpy(bad.data + 8 + 48, "12x       ", 10);
   check_refused(&bad, "bad size field", "a size field that is no number is refused");
@@ -104,7 +104,7 @@ int main(void) {
   check_refused(&out_of_range, "long name offset 99 out of range", "/N past the table");
   free(out_of_range.data);
 
-  Buffer thin = {(uint8_t *)"!<thin>\n", 8};
+  Buffer thin = {.data = (uint8_t *)"!<thin>\n", .size = 8};
   check_refused(&thin, "thin archives are not supported", "thin archives are refused");
 
   free(ar.data);

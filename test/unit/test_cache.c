@@ -61,7 +61,7 @@ int main(void) {
 
   Cache c;
   check(cache_open(&c, dir, &policy, &errmsg) == 0, "the cache opens");
-  Buffer v = {(uint8_t *)"SPIR-V bytes", 12}, got = {0};
+  Buffer v = {.data = (uint8_t *)"SPIR-V bytes", .size = 12}, got = {0};
   check(cache_get(&c, "spirv", k1, &got) == -1, "an absent entry is a miss");
   check(cache_put(&c, "spirv", k1, &v) == 0, "an entry is written");
   check(cache_get(&c, "spirv", k1, &got) == 0 && got.size == 12 && !memcmp(got.data, v.data, 12),

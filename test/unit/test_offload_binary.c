@@ -36,7 +36,7 @@ static void put_u64(Buffer *b, size_t at, uint64_t v) {
 }
 
 static Buffer copy_of(const Buffer *b) {
-  Buffer c = {xmalloc(b->size), b->size};
+  Buffer c = {.data = xmalloc(b->size), .size = b->size};
   memcpy(c.data, b->data, b->size);
   return c;
 }
@@ -156,7 +156,7 @@ int main(void) {
   check_refused(&bad, "not NUL-terminated", "a string without its NUL is refused");
   free(bad.data);
 
-  Buffer truncated = {out.data, 20};
+  Buffer truncated = {.data = out.data, .size = 20};
   check_refused(&truncated, "OffloadBinary at offset 0: truncated header", "truncated header");
   truncated.size = first_size + 31;
   snprintf(expected, sizeof expected, "OffloadBinary at offset %zu: truncated header", first_size);

@@ -107,7 +107,7 @@ static Buffer bitcode_of(const char *ir) {
   char *msg = NULL;
   if (LLVMParseIRInContext(ctx, mb, &m, &msg)) die("test IR does not parse: %s", msg);
   LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
-  Buffer out = {xmalloc(LLVMGetBufferSize(bc)), LLVMGetBufferSize(bc)};
+  Buffer out = {.data = xmalloc(LLVMGetBufferSize(bc)), .size = LLVMGetBufferSize(bc)};
   memcpy(out.data, LLVMGetBufferStart(bc), out.size);
   LLVMDisposeMemoryBuffer(bc);
   LLVMDisposeModule(m);
@@ -116,7 +116,7 @@ static Buffer bitcode_of(const char *ir) {
 }
 
 static Buffer copy_buffer(Buffer b) {
-  Buffer c = {xmalloc(b.size), b.size};
+  Buffer c = {.data = xmalloc(b.size), .size = b.size};
   memcpy(c.data, b.data, b.size);
   return c;
 }
@@ -243,13 +243,15 @@ static void test_results_match_in_process(void) {
                                "  store i64 %c, ptr addrspace(1) %p\n  ret void\n}\n");
   for (int i = 0; i < NUM_MODULES; i++) {
     if (i == 2)
-      worker_pool_submit(pool, copy_buffer((Buffer){(uint8_t *)"not bitcode", 11}), job_done, &bad);
+      worker_pool_submit(pool, copy_buffer((Buffer){.data = (uint8_t *)"not bitcode", .size = 11}),
+                         job_done, &bad);
     if (i == 5)
-      worker_pool_submit(pool, copy_buffer((Buffer){(uint8_t *)"CRSH", 4}), job_done, &crash);
+      worker_pool_submit(pool, copy_buffer((Buffer){.data = (uint8_t *)"CRSH", .size = 4}),
+                         job_done, &crash);
     if (i == 8) worker_pool_submit(pool, fatal_bc, job_done, &fatal);
     if (i == 10)
-      worker_pool_submit(pool, copy_buffer((Buffer){(uint8_t *)"CRSC", 4}), job_done,
-                         &backend_crash);
+      worker_pool_submit(pool, copy_buffer((Buffer){.data = (uint8_t *)"CRSC", .size = 4}),
+                         job_done, &backend_crash);
     worker_pool_submit(pool, copy_buffer(bitcode[i]), job_done, &results[i]);
   }
   worker_pool_stop(pool); // takes effect once all of the above are done

@@ -37,7 +37,7 @@ static const uint32_t after[] = {
 // clang-format on
 
 int main(void) {
-  Buffer b = {xmalloc(sizeof before), sizeof before};
+  Buffer b = {.data = xmalloc(sizeof before), .size = sizeof before};
   memcpy(b.data, before, sizeof before);
   char *errmsg = NULL;
   check(spirv_fix_null_integers(&b, &errmsg) == 0, "a module with integer nulls is rewritten");
@@ -45,14 +45,14 @@ int main(void) {
         "i32 null -> OpConstant 0, i64 null -> OpConstant 0 0, float null kept");
   free(b.data);
 
-  Buffer truncated = {xmalloc(sizeof before - 4), sizeof before - 4};
+  Buffer truncated = {.data = xmalloc(sizeof before - 4), .size = sizeof before - 4};
   memcpy(truncated.data, before, truncated.size);
   check(spirv_fix_null_integers(&truncated, &errmsg) == -1 && strstr(errmsg, "malformed"),
         "a truncated instruction is refused");
   free(errmsg);
   free(truncated.data);
 
-  Buffer junk = {(uint8_t *)xstrdup("not spirv, not at all"), 20};
+  Buffer junk = {.data = (uint8_t *)xstrdup("not spirv, not at all"), .size = 20};
   check(spirv_fix_null_integers(&junk, &errmsg) == -1, "a non-SPIR-V buffer is refused");
   free(errmsg);
   free(junk.data);

@@ -34,7 +34,7 @@ static const uint32_t module[] = {
 // clang-format on
 
 static Buffer bytes_of(const uint32_t *words, size_t count, bool swap) {
-  Buffer b = {xmalloc(count * 4), count * 4};
+  Buffer b = {.data = xmalloc(count * 4), .size = count * 4};
   for (size_t i = 0; i < count; i++)
     for (int j = 0; j < 4; j++)
       b.data[i * 4 + j] = (uint8_t)(words[i] >> (8 * (swap ? 3 - j : j)));

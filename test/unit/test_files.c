@@ -1,0 +1,67 @@
+// Specification of util.c's file buffers: read_file and map_file give the same bytes, a
+// mapping survives its file's name and buffer_drop_pages, and what cannot be mapped (an
+// empty file, a directory, a missing path) is a negative errno with nothing allocated.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+static void check(bool ok, const char *what) {
+  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
+  if (!ok) failures++;
+}
+
+static void write_bytes(const char *path, const void *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, size, f) != size) abort();
+  fclose(f);
+}
+
+int main(void) {
+  char dir[] = "/tmp/test-files-XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  char *path = format("%s/module.bc", dir), *empty = format("%s/empty", dir);
+
+  // Three pages and a bit, so that dropping pages has whole pages to drop.
+  enum { SIZE = 3 * 4096 + 123 };
+  uint8_t *bytes = xmalloc(SIZE);
+  for (size_t i = 0; i < SIZE; i++)
+    bytes[i] = (uint8_t)(i * 7 + 3);
+  write_bytes(path, bytes, SIZE);
+
+  Buffer read = {0}, mapped = {0};
+  check(read_file(path, &read) == 0 && read.size == SIZE && !read.mapped, "read_file reads it");
+  check(map_file(path, &mapped) == 0 && mapped.size == SIZE && mapped.mapped, "map_file maps it");
+  check(!memcmp(read.data, bytes, SIZE) && !memcmp(mapped.data, bytes, SIZE),
+        "both hold the file's bytes");
+
+  unlink(path);
+  check(!memcmp(mapped.data, bytes, SIZE), "the mapping outlives the file's name");
+  buffer_drop_pages(&mapped);
+  check(!memcmp(mapped.data, bytes, SIZE), "after its pages are dropped it reads the same");
+  buffer_drop_pages(&read); // nothing to do for a malloc'd buffer
+  check(!memcmp(read.data, bytes, SIZE), "dropping a malloc'd buffer's pages keeps it");
+
+  buffer_free(&mapped);
+  buffer_free(&read);
+  check(!mapped.data && !mapped.size && !read.data && !read.size, "buffer_free empties both");
+
+  write_bytes(empty, "", 0);
+  Buffer none = {0};
+  check(map_file(empty, &none) == -EINVAL && !none.data, "an empty file is not mapped");
+  check(map_file(dir, &none) == -EINVAL && !none.data, "a directory is not mapped");
+  check(map_file(path, &none) == -ENOENT && !none.data, "a missing file is ENOENT");
+
+  unlink(empty);
+  rmdir(dir);
+  free(path);
+  free(empty);
+  free(bytes);
+  printf("%s\n", failures ? "FAILED" : "all passed");
+  return failures != 0;
+}
