@@ -253,7 +253,6 @@ static void llvm_fatal_error(const char *reason) {
 
 static int run_link(LinkOptions *o) {
   LLVMInstallFatalErrorHandler(llvm_fatal_error);
-  limit_free_memory(); // the link's own process only: the workers' forks are short-lived
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
   if (!o->inputs.count) fatal(NULL, "no input files");
   if (o->triple && !is_spirv_triple(o->triple))

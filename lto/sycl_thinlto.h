@@ -110,10 +110,6 @@ double now_seconds(void);
 // Hands the pages of freed heap memory back to the system (glibc keeps them otherwise,
 // wherever a live block above them pins the heap): called after a stage frees much.
 void release_free_memory(void);
-// At the start of a link: glibc's default trim and mmap thresholds rise with every large
-// block freed, until a freed heap top of up to 64 MiB per thread's arena stays resident.
-// Fixed at their initial 128 KiB they do not (-6 MB of peak RSS at -j16, bench/RESULTS.md).
-void limit_free_memory(void);
 
 // A hash table from string to pointer (FNV-1a, open addressing); keys are copied.
 typedef struct {

@@ -363,13 +363,6 @@ void release_free_memory(void) {
 #endif
 }
 
-void limit_free_memory(void) {
-#ifdef __GLIBC__
-  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
-}
-
 double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
