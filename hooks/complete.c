@@ -31,6 +31,7 @@ typedef struct {
   const Buffer *bitcode;
   StringList *defined; // per module: its linkable definitions; strong ones marked with '!'
   char (*content_key)[CACHE_KEY_SIZE]; // NULL without a cache
+  bool *unreadable;                    // per module: not bitcode LLVM can read
 } IndexJob;
 
 // Runs on a worker thread: reads module I lazily, writes only defined[i].
@@ -47,8 +48,10 @@ static void list_definitions(void *arg, size_t i) {
   char *why;
   if (module_parse(ctx, job->bitcode[i].data, job->bitcode[i].size, "optimized", true, &mod,
                    &why)) {
-    free(why); // libLTO wrote it; the hook will report it if the module is needed
+    free(why); // the hook reports it if the module is needed
+    job->unreadable[i] = true;
     context_dispose(ctx);
+    buffer_drop_pages(&job->bitcode[i]);
     return;
   }
   for (LLVMValueRef gv = first_global_object(mod); gv; gv = next_global_object(gv)) {
@@ -68,9 +71,14 @@ static bool may_provide(const LinkModule *m, const char *name) {
   return !m->dummy && !strlist_contains(&m->virtual_functions, name);
 }
 
-void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
-  IndexJob job = {s->bitcode, xcalloc(s->num_modules, sizeof(StringList)), s->content_key};
+size_t index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
+  IndexJob job = {s->bitcode, xcalloc(s->num_modules, sizeof(StringList)), s->content_key,
+                  xcalloc(s->num_modules ? s->num_modules : 1, sizeof(bool))};
   parallel_for(s->num_modules, jobs, list_definitions, &job);
+  size_t unreadable = 0;
+  for (size_t i = 0; i < s->num_modules; i++)
+    unreadable += job.unreadable[i];
+  free(job.unreadable);
   // Provider: the module symbol resolution chose, else the first strong, else the first.
   StrMap strong = {0};
   for (size_t i = 0; i < s->num_modules; i++) {
@@ -95,6 +103,13 @@ void index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
   }
   free(job.defined);
   strmap_free(&strong);
+  return unreadable;
+}
+
+void completion_sources_free(CompletionSources *s) {
+  strmap_free(&s->provider);
+  free(s->content_key);
+  s->content_key = NULL;
 }
 
 // The definitions M still lacks, grouped by the module that provides them.

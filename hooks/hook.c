@@ -335,12 +335,9 @@ static void complete_done(uv_work_t *req, int status) {
   translator_submit(&run->loop, run->opts->llvm_spirv, job->bc_path, codegen_done, job);
 }
 
-void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageResult *results) {
-  CompletionSources sources = {.bitcode = optimized, .num_modules = r->num_modules};
-  if (opts->cache) sources.content_key = xcalloc(r->num_modules, CACHE_KEY_SIZE);
-  index_definitions(&sources, r, opts->jobs);
-
-  HookRun run = {.r = r, .optimized = optimized, .sources = &sources, .opts = opts};
+void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *sources,
+               const HookOptions *opts, ImageResult *results) {
+  HookRun run = {.r = r, .optimized = optimized, .sources = sources, .opts = opts};
   // libuv sizes its thread pool from the environment, once, at first use.
   char *threads = format("%d", opts->jobs < 1 ? 1 : opts->jobs);
   setenv("UV_THREADPOOL_SIZE", threads, 1);
@@ -394,6 +391,5 @@ void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageR
   }
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
   hook_cache_hits = hits;
-  free(sources.content_key);
   free(jobs);
 }

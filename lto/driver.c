@@ -314,7 +314,8 @@ static int run_link(LinkOptions *o) {
 
   size_t input_modules = r.num_modules;
   Buffer *optimized;
-  InputSet images = {0}; // full LTO: the split images, which the hooks' modules point to
+  CompletionSources sources; // where completion finds definitions: every optimized module
+  InputSet images = {0};     // full LTO: the split images, which the hooks' modules point to
   if (o->full_lto) {
     // Full LTO, the traditional flow and the benchmark's baseline: every module linked into
     // one (device libraries on demand), optimized once, split by the same rules as the split
@@ -325,6 +326,8 @@ static int run_link(LinkOptions *o) {
     STAGE("split", optimized = full_split(&full, &r, &o->split, &images));
     r = (Resolution){0};
     STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, o->jobs));
+    sources = (CompletionSources){.bitcode = optimized, .num_modules = r.num_modules};
+    if (cachep) sources.content_key = xcalloc(r.num_modules, CACHE_KEY_SIZE);
   } else {
     // libLTO: combined index, imports, internalization, optimization; bitcode out.
     release_input_bytes(&inputs);
@@ -332,7 +335,7 @@ static int run_link(LinkOptions *o) {
     optimized = xcalloc(r.num_modules, sizeof(Buffer));
     ThinLinkOptions tl = {
         .jobs = o->jobs, .import_instr_limit = o->import_instr_limit, .cache = cachep};
-    STAGE("thinlink", thin_link(&r, &tl, optimized));
+    STAGE("thinlink", thin_link(&r, &tl, optimized, &sources));
   }
 
   // Per image, in parallel: complete, finalize, symbol table, SPIR-V, checks.
@@ -354,7 +357,11 @@ static int run_link(LinkOptions *o) {
   };
   // Images are written as they are done (in order): the link never holds all their SPIR-V.
   output_open(&output, o->output, o->arch, results, emitted);
-  STAGE("hooks", run_hooks(&r, optimized, &ho, results));
+  STAGE("hooks", {
+    if (o->full_lto) index_definitions(&sources, &r, o->jobs); // thin_link indexes its own
+    run_hooks(&r, optimized, &sources, &ho, results);
+  });
+  completion_sources_free(&sources);
   exit_on_errors();
   if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
   if (o->check_imports) check_link_imports(results, emitted);

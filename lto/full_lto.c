@@ -67,6 +67,7 @@ void full_link(Resolution *r, int jobs, FullModule *out) {
     free(r->modules[i].prepared.data);
     r->modules[i].prepared = (Buffer){0};
   }
+  completion_sources_free(&sources);
   free(libraries);
   strmap_free(&sources.provider);
 }

@@ -397,8 +397,12 @@ typedef struct {
 } ThinLinkOptions;
 
 // Post-ThinLTO bitcode of every module, indexed like r->modules: emitted ones are
-// finished by the hooks, all of them are sources for completion.
-void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized);
+// finished by the hooks, all of them are sources for completion, which SOURCES (initialized
+// here, freed with completion_sources_free) indexes. Indexing reads every module, so it is
+// also where a damaged ThinLTO cache entry shows: the link is then redone without them.
+struct CompletionSources;
+void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+               struct CompletionSources *sources);
 
 //
 // hooks/ — the pre-codegen hook, per image, in parallel
@@ -430,13 +434,15 @@ typedef struct {
 
 // hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V
 // generation on the worker processes; results[i] for every emitted module.
-void run_hooks(Resolution *r, Buffer *optimized, const HookOptions *opts, ImageResult *results);
+// SOURCES are the indexed completion sources (thin_link's, or index_definitions').
+void run_hooks(Resolution *r, Buffer *optimized, const struct CompletionSources *sources,
+               const HookOptions *opts, ImageResult *results);
 // Images the last run_hooks took whole from the --cache-dir cache (for --stats).
 extern size_t hook_cache_hits;
 
 // hooks/complete.c: where completion finds definitions: the post-ThinLTO modules,
 // whose names match what the backends left behind (promoted locals included).
-typedef struct {
+typedef struct CompletionSources {
   const Buffer *bitcode; // every module's post-ThinLTO bitcode
   size_t num_modules;
   StrMap provider; // symbol -> (index + 1) of the module whose definition is linked
@@ -444,7 +450,10 @@ typedef struct {
 } CompletionSources;
 
 // Reads every module's external definitions (in parallel) and picks a provider for each.
-void index_definitions(CompletionSources *s, const Resolution *r, int jobs);
+// Returns how many modules did not read as bitcode (they provide nothing).
+size_t index_definitions(CompletionSources *s, const Resolution *r, int jobs);
+// The provider map and content keys; not the bitcode, which the caller owns.
+void completion_sources_free(CompletionSources *s);
 // Links into M the provided definition of every declaration, and everything those need,
 // until nothing more can be found. Thread-safe for distinct contexts. 0, or -1 with *errmsg.
 int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg);

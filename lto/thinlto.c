@@ -30,36 +30,19 @@ static void set_debug_options(const ThinLinkOptions *opts) {
 
 typedef struct {
   Buffer *optimized;
-  char **files;     // per module: libLTO's output file, NULL for a dummy
-  int *rc;          // per module: 0, or read_file's negative errno
-  bool check;       // with a cache: libLTO hands back its entries unchecked
-  bool *unreadable; // per module, when checked: the result is not bitcode LLVM can read
+  char **files; // per module: libLTO's output file, NULL for a dummy
+  int *rc;      // per module: 0, or map_file's negative errno
 } ReadBack;
 
-// Runs on a worker thread: reads module I's result, removes the file and, with a cache,
-// makes sure the result reads as bitcode (a damaged entry would only fail later); writes
-// only I.
+// Runs on a worker thread: maps module I's result and removes the file; writes only I.
 static void read_back(void *arg, size_t i) {
   ReadBack *b = arg;
   if (!b->files[i]) return;
   b->rc[i] = map_file(b->files[i], &b->optimized[i]);
   unlink(b->files[i]); // the mapping keeps the contents
-  if (b->rc[i] || !b->check) return;
-  LLVMContextRef ctx = context_create();
-  LLVMModuleRef m;
-  char *why = NULL;
-  const Buffer *in = &b->optimized[i];
-  if (module_parse(ctx, in->data, in->size, "thinlto", true, &m, &why) == 0)
-    LLVMDisposeModule(m);
-  else
-    b->unreadable[i] = true;
-  free(why);
-  context_dispose(ctx);
-  buffer_drop_pages(in);
 }
 
-// False when, with a cache, some result does not read as bitcode.
-static bool thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
+static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
   if (!cg) fatal(NULL, "cannot create the ThinLTO code generator: %s", lto_get_error_message());
   // A set's dummy image (seed 002) defines the set's functions again: in the combined index
@@ -111,8 +94,7 @@ static bool thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   unsigned n = linked ? thinlto_module_get_num_object_files(cg) : 0;
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
   ReadBack back = {optimized, xcalloc(r->num_modules, sizeof(char *)),
-                   xcalloc(r->num_modules, sizeof(int)), opts->cache != NULL,
-                   xcalloc(r->num_modules, sizeof(bool))};
+                   xcalloc(r->num_modules, sizeof(int))};
   for (size_t i = 0, k = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
       optimized[i] = r->modules[i].prepared;
@@ -123,7 +105,6 @@ static bool thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   }
   thinlto_codegen_dispose(cg);
   parallel_for(r->num_modules, opts->jobs, read_back, &back);
-  bool readable = true;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!back.files[i]) continue;
     const char *origin = r->modules[i].input->origin;
@@ -131,16 +112,13 @@ static bool thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
     if (back.rc[i])
       fatal(back.files[i], "cannot read ThinLTO's output for %s: %s", origin,
             strerror(-back.rc[i]));
-    readable &= !back.unreadable[i];
     free(back.files[i]);
   }
   free(back.files);
   free(back.rc);
-  free(back.unreadable);
   rmdir(dir);
   keep_on_success(dir);
   free(dir);
-  return readable;
 }
 
 static void clear_thinlto_cache(const Cache *cache) {
@@ -156,11 +134,23 @@ static void clear_thinlto_cache(const Cache *cache) {
   free(dir);
 }
 
-void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
+// The number of modules that do not read as bitcode.
+static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+                            CompletionSources *sources) {
+  *sources = (CompletionSources){.bitcode = optimized, .num_modules = r->num_modules};
+  if (opts->cache) sources->content_key = xcalloc(r->num_modules, CACHE_KEY_SIZE);
+  return index_definitions(sources, r, opts->jobs);
+}
+
+void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+               CompletionSources *sources) {
   set_debug_options(opts);
-  if (!thin_link_once(r, opts, optimized)) {
-    // Detected, ignored and rewritten: the link is redone with an emptied ThinLTO cache.
+  thin_link_once(r, opts, optimized);
+  // libLTO hands back its cache entries unchecked; one that does not read as bitcode is
+  // detected, ignored and rewritten: the link is redone with an emptied ThinLTO cache.
+  if (index_results(r, opts, optimized, sources) && opts->cache) {
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");
+    completion_sources_free(sources);
     for (size_t i = 0; i < r->num_modules; i++) {
       if (!r->modules[i].dummy)
         buffer_free(&optimized[i]);
@@ -170,6 +160,7 @@ void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
     }
     clear_thinlto_cache(opts->cache);
     thin_link_once(r, opts, optimized);
+    index_results(r, opts, optimized, sources);
   }
   // libLTO read the prepared bitcode in place; it is no longer needed.
   for (size_t i = 0; i < r->num_modules; i++) {
