@@ -89,7 +89,10 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   remove_on_failure(dir);
   thinlto_set_generated_objects_dir(cg, dir);
 
+  double start = now_seconds();
   if (linked) thinlto_codegen_process(cg);
+  // libLTO's share of the stage, for --time-trace: combined index, imports, cache, backends.
+  trace_span("libLTO", NULL, start, now_seconds(), 0);
 
   unsigned n = linked ? thinlto_module_get_num_object_files(cg) : 0;
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
@@ -139,7 +142,10 @@ static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *
                             CompletionSources *sources) {
   *sources = (CompletionSources){.bitcode = optimized, .num_modules = r->num_modules};
   if (opts->cache) sources->content_key = xcalloc(r->num_modules, CACHE_KEY_SIZE);
-  return index_definitions(sources, r, opts->jobs);
+  double start = now_seconds();
+  size_t unreadable = index_definitions(sources, r, opts->jobs);
+  trace_span("definitions index", NULL, start, now_seconds(), 0);
+  return unreadable;
 }
 
 void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
