@@ -37,6 +37,7 @@ typedef struct {
 // Runs on a worker thread: reads module I lazily, writes only defined[i].
 static void list_definitions(void *arg, size_t i) {
   IndexJob *job = arg;
+  if (!job->bitcode[i].size) return; // not a source (full LTO indexes only the libraries)
   if (job->content_key) {
     CacheHasher h;
     cache_hash_init(&h);
@@ -97,9 +98,8 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
         strmap_put(&s->provider, name, mine);
         if (entry[0] == '!') strmap_put(&strong, name, (void *)1);
       }
-      free(job.defined[i].items[j]);
     }
-    free(job.defined[i].items);
+    strlist_free(&job.defined[i]);
   }
   free(job.defined);
   strmap_free(&strong);

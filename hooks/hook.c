@@ -131,9 +131,9 @@ static void complete_work(uv_work_t *req) {
   save_temp(run->opts, job->image, "opt.bc", in);
   // An unchanged image whose completion would find the same definitions is not redone.
   if (run->opts->cache) {
-    image_cache_key(in, run->opts, job->cache_key);
+    // The definitions index hashed the bitcode already; a hit never reads it again.
+    image_cache_key(run->sources->content_key[job->index], run->opts, job->cache_key);
     if (image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) {
-      buffer_drop_pages(in);
       job->cache_hit = true;
       // The link around the image may have changed (a set's image gone): check again.
       check_undefined_imports(job);

@@ -15,16 +15,16 @@ static const char *provider_key(const CompletionSources *s, const char *name) {
   return provider ? s->content_key[provider - 1] : "-";
 }
 
-void image_cache_key(const Buffer *optimized, const HookOptions *opts, char key[CACHE_KEY_SIZE]) {
+void image_cache_key(const char *content_key, const HookOptions *opts, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_string(&h, "image v2 sycl-thinlto " SYCL_THINLTO_VERSION " LLVM " LLVM_VERSION_STRING);
+  cache_hash_string(&h, "image v3 sycl-thinlto " SYCL_THINLTO_VERSION " LLVM " LLVM_VERSION_STRING);
   char *options = format("tool=%d translator=%s validate=%d deps=%d O%d ext=%s", opts->tool,
                          opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
                          opts->allow_dependencies, opts->opt_level, spirv_extensions);
   cache_hash_string(&h, options);
   free(options);
-  cache_hash_update(&h, optimized->data, optimized->size);
+  cache_hash_string(&h, content_key);
   cache_hash_final(&h, key);
 }
 

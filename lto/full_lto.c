@@ -69,7 +69,6 @@ void full_link(Resolution *r, int jobs, FullModule *out) {
   }
   completion_sources_free(&sources);
   free(libraries);
-  strmap_free(&sources.provider);
 }
 
 // What must stay external for the split: what ThinLTO would preserve (kernels, exports under

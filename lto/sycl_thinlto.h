@@ -463,9 +463,10 @@ int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, Strin
                               char **errmsg);
 
 // hooks/image_cache.c: a finished image (SPIR-V, symbols, imports, properties) cached under
-// a key of its post-ThinLTO bitcode and the options, valid while every name completion
-// looked up still has a provider with the same content.
-void image_cache_key(const Buffer *optimized, const HookOptions *opts, char key[CACHE_KEY_SIZE]);
+// a key of its post-ThinLTO bitcode (CONTENT_KEY, the hash the definitions index took) and
+// the options, valid while every name completion looked up still has a provider with the
+// same content.
+void image_cache_key(const char *content_key, const HookOptions *opts, char key[CACHE_KEY_SIZE]);
 bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources *s,
                         ImageResult *out);
 void image_cache_store(const Cache *c, const char *key, const StringList *looked_up,

@@ -4,11 +4,17 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <llvm-c/lto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+static unsigned clamp_unsigned(uint64_t v) {
+  return v > UINT_MAX ? UINT_MAX : (unsigned)v;
+}
 
 // libLTO's options are process-wide cl::opts; they can be set once.
 static void set_debug_options(const ThinLinkOptions *opts) {
@@ -74,9 +80,11 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
       fatal(dir, "cannot create the ThinLTO cache directory: %s", strerror(errno));
     thinlto_codegen_set_cache_dir(cg, dir);
     thinlto_codegen_set_cache_pruning_interval(cg, (int)p->prune_interval);
-    thinlto_codegen_set_cache_entry_expiration(cg, (unsigned)p->prune_after);
-    if (p->max_bytes) thinlto_codegen_set_cache_size_bytes(cg, (unsigned)p->max_bytes);
-    if (p->max_files) thinlto_codegen_set_cache_size_files(cg, (unsigned)p->max_files);
+    thinlto_codegen_set_cache_entry_expiration(cg, clamp_unsigned(p->prune_after));
+    // The C API takes unsigned: a larger limit is clamped to the largest it can say, not
+    // wrapped (cache_size_bytes=4g would have become 0, which libLTO reads as its default).
+    if (p->max_bytes) thinlto_codegen_set_cache_size_bytes(cg, clamp_unsigned(p->max_bytes));
+    if (p->max_files) thinlto_codegen_set_cache_size_files(cg, clamp_unsigned(p->max_files));
     free(dir);
   }
 

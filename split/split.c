@@ -960,12 +960,8 @@ void split_result_free(SplitResult *r) {
   for (size_t i = 0; i < r->count; i++) {
     SplitImage *image = &r->images[i];
     free(image->bitcode.data);
-    for (size_t j = 0; j < image->kernels.count; j++)
-      free(image->kernels.items[j]);
-    free(image->kernels.items);
-    for (size_t j = 0; j < image->exported.count; j++)
-      free(image->exported.items[j]);
-    free(image->exported.items);
+    strlist_free(&image->kernels);
+    strlist_free(&image->exported);
     free(image->virtual_set);
   }
   free(r->images);

@@ -212,13 +212,9 @@ void virtual_sets_prepare(LLVMModuleRef m, const SplitOptions *o, VirtualSets *s
 }
 
 void virtual_sets_free(VirtualSets *sets) {
-  for (size_t i = 0; i < sets->names.count; i++) {
-    free(sets->names.items[i]);
-    for (size_t j = 0; j < sets->aspects[i].count; j++)
-      free(sets->aspects[i].items[j]);
-    free(sets->aspects[i].items);
-  }
-  free(sets->names.items);
+  for (size_t i = 0; i < sets->names.count; i++)
+    strlist_free(&sets->aspects[i]);
+  strlist_free(&sets->names);
   free(sets->aspects);
   free(sets->dropped);
   *sets = (VirtualSets){0};

@@ -16,12 +16,6 @@ static void check(bool ok, const char *what) {
   if (!ok) failures++;
 }
 
-static void write_bytes(const char *path, const void *data, size_t size) {
-  FILE *f = fopen(path, "wb");
-  if (!f || fwrite(data, 1, size, f) != size) abort();
-  fclose(f);
-}
-
 int main(void) {
   char dir[] = "/tmp/test-files-XXXXXX";
   if (!mkdtemp(dir)) return 1;
@@ -32,7 +26,7 @@ int main(void) {
   uint8_t *bytes = xmalloc(SIZE);
   for (size_t i = 0; i < SIZE; i++)
     bytes[i] = (uint8_t)(i * 7 + 3);
-  write_bytes(path, bytes, SIZE);
+  if (write_file_atomic(path, bytes, SIZE)) abort();
 
   Buffer read = {0}, mapped = {0};
   check(read_file(path, &read) == 0 && read.size == SIZE && !read.mapped, "read_file reads it");
@@ -51,7 +45,7 @@ int main(void) {
   buffer_free(&read);
   check(!mapped.data && !mapped.size && !read.data && !read.size, "buffer_free empties both");
 
-  write_bytes(empty, "", 0);
+  if (write_file_atomic(empty, "", 0)) abort();
   Buffer none = {0};
   check(map_file(empty, &none) == -EINVAL && !none.data, "an empty file is not mapped");
   check(map_file(dir, &none) == -EINVAL && !none.data, "a directory is not mapped");
