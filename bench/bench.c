@@ -194,6 +194,24 @@ static void print_ratio(const char *what, const Run *a, const Run *b, bool rss) 
   printf("| %s | %.3f |\n", what, x);
 }
 
+// `sycl-thinlto link -jJOBS --no-validate FLAG DEVLIBS INPUTS... -o OUT` into ARGV; EDITED,
+// if given, stands in for the first input.
+static void link_argv(char **argv, const Config *c, int jobs, const char *flag, const char *devlibs,
+                      const StringList *inputs, const char *edited, const char *out) {
+  int k = 0;
+  argv[k++] = (char *)c->tool;
+  argv[k++] = "link";
+  argv[k++] = format("-j%d", jobs);
+  argv[k++] = "--no-validate";
+  argv[k++] = (char *)flag;
+  argv[k++] = (char *)devlibs;
+  for (size_t u = 0; u < inputs->count; u++)
+    argv[k++] = u == 0 && edited ? (char *)edited : inputs->items[u];
+  argv[k++] = "-o";
+  argv[k++] = (char *)out;
+  argv[k] = NULL;
+}
+
 // Generates, compiles and links one program size; returns its number of units.
 static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   char *dir = format("%s/%s-%d", c->out_dir, s.name, s.units);
@@ -274,25 +292,13 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
 
   // Ours: the same objects, ThinLTO, cold, then full LTO (one module, split after linking)
   // at the same -j; spirv-val is run here for every linker alike.
-  for (int run = 0; run < 2 * num_jobs; run++) {
-    int j = run % num_jobs;
-    bool full = run >= num_jobs;
-    char *jobs = format("-j%d", jobs_list[j]);
-    k = 0;
-    argv[k++] = (char *)c->tool;
-    argv[k++] = "link";
-    argv[k++] = full ? "--lto=full" : "--lto=thin";
-    argv[k++] = jobs;
-    argv[k++] = "--no-validate";
-    argv[k++] = devlibs;
-    for (int u = 0; u < s.units; u++)
-      argv[k++] = objects.items[u];
-    argv[k++] = "-o";
-    argv[k++] = out;
-    argv[k] = NULL;
-    record(full ? "sycl-thinlto full" : "sycl-thinlto thin, cold", s.units, jobs_list[j], argv, log,
-           out);
-  }
+  for (int full = 0; full < 2; full++)
+    for (int j = 0; j < num_jobs; j++) {
+      link_argv(argv, c, jobs_list[j], full ? "--lto=full" : "--lto=thin", devlibs, &objects, NULL,
+                out);
+      record(full ? "sycl-thinlto full" : "sycl-thinlto thin, cold", s.units, jobs_list[j], argv,
+             log, out);
+    }
 
   // Incremental: a cache filled by one link, then the relink after editing one unit (unit 0
   // with a different constant: its own image and the images importing from it change).
@@ -306,47 +312,31 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
     char *cc[] = {format("%s/clang++", llvm_bin), "-fsycl", "-c", unit0, "-o", edited, NULL};
     run_or_die(cc, log);
   }
-  char *cache = path_in(dir, "cache");
-  char *rm[] = {"rm", "-rf", cache, NULL};
-  run_or_die(rm, log);
+  // The cache is filled once, at all cores (no cache key depends on -j), and each relink
+  // starts from a copy of it.
+  int top = jobs_list[num_jobs - 1];
+  char *cache = path_in(dir, "cache"), *filled = path_in(dir, "cache.filled");
   char *cache_dir = format("--cache-dir=%s", cache);
+  char *rm[] = {"rm", "-rf", cache, filled, NULL}, *save[] = {"cp", "-a", cache, filled, NULL},
+       *restore[] = {"cp", "-a", filled, cache, NULL}, *rm_cache[] = {"rm", "-rf", cache, NULL};
+  run_or_die(rm, log);
+  link_argv(argv, c, top, cache_dir, devlibs, &objects, NULL, out);
+  record("sycl-thinlto thin, filling cache", s.units, top, argv, log, out);
+  run_or_die(save, log);
   // At -j1 and at all cores: the relink's fixed costs weigh differently against each.
-  int relink_jobs[2] = {1, jobs_list[num_jobs - 1]};
-  for (int pass = 0; pass < 4; pass++) {
-    int top = relink_jobs[pass / 2];
-    if (pass >= 2 && top == 1) break;
-    if (pass % 2 == 0) run_or_die(rm, log);
-    k = 0;
-    argv[k++] = (char *)c->tool;
-    argv[k++] = "link";
-    argv[k++] = format("-j%d", top);
-    argv[k++] = "--no-validate";
-    argv[k++] = cache_dir;
-    argv[k++] = devlibs;
-    for (int u = 0; u < s.units; u++)
-      argv[k++] = pass % 2 == 1 && u == 0 ? edited : objects.items[u];
-    argv[k++] = "-o";
-    argv[k++] = out;
-    argv[k] = NULL;
-    record(pass % 2 == 0 ? "sycl-thinlto thin, filling cache" : "sycl-thinlto thin, relink 1 edit",
-           s.units, top, argv, log, out);
+  int relink_jobs[2] = {1, top};
+  for (int pass = 0; pass < (top == 1 ? 1 : 2); pass++) {
+    run_or_die(rm_cache, log);
+    run_or_die(restore, log);
+    link_argv(argv, c, relink_jobs[pass], cache_dir, devlibs, &objects, edited, out);
+    record("sycl-thinlto thin, relink 1 edit", s.units, relink_jobs[pass], argv, log, out);
   }
 
   // A relink's floor: whatever it reuses, it starts a process and redoes the edited unit's
   // image (ThinLTO backend, completion, SPIR-V). A cold link of that unit alone, its calls
   // into other units left as imports, measures that much.
-  int top = jobs_list[num_jobs - 1];
-  k = 0;
-  argv[k++] = (char *)c->tool;
-  argv[k++] = "link";
-  argv[k++] = format("-j%d", top);
-  argv[k++] = "--no-validate";
-  argv[k++] = "--allow-device-image-dependencies";
-  argv[k++] = devlibs;
-  argv[k++] = edited;
-  argv[k++] = "-o";
-  argv[k++] = out;
-  argv[k] = NULL;
+  StringList alone = {.items = &edited, .count = 1};
+  link_argv(argv, c, top, "--allow-device-image-dependencies", devlibs, &alone, NULL, out);
   record("sycl-thinlto thin, edited unit alone", s.units, top, argv, log, out);
   free(argv);
 }

@@ -5,8 +5,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdint.h>
 #include <llvm-c/lto.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
