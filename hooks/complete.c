@@ -30,19 +30,58 @@ static bool is_strong(LLVMValueRef gv) {
 typedef struct {
   const Buffer *bitcode;
   StringList *defined; // per module: its linkable definitions; strong ones marked with '!'
+  const Cache *cache;
   char (*content_key)[CACHE_KEY_SIZE]; // NULL without a cache
   bool *unreadable;                    // per module: not bitcode LLVM can read
+  bool *reused;                        // per module: its list came from the cache
 } IndexJob;
+
+// The list depends on the bitcode alone, and on the LLVM that reads it.
+static void definitions_key(const char *content_key, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "definitions v1");
+  cache_hash_string(&h, content_key);
+  cache_hash_final(&h, key);
+}
+
+static bool load_definitions(const Cache *cache, const char *key, StringList *defined) {
+  Buffer entry;
+  if (cache_get(cache, "definitions", key, &entry)) return false;
+  RecordReader r = {entry.data, entry.data + entry.size, false};
+  bool ok = record_get_strings(&r, defined) && !r.bad && r.p == r.end;
+  if (!ok) strlist_free(defined);
+  free(entry.data);
+  return ok;
+}
+
+static void store_definitions(const Cache *cache, const char *key, const StringList *defined) {
+  Buffer b = {0};
+  record_put_strings(&b, defined);
+  if (cache_put(cache, "definitions", key, &b)) warning(cache->dir, "cannot write a cache entry");
+  free(b.data);
+}
+
+static void hash_module(const Buffer *bitcode, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_update(&h, bitcode->data, bitcode->size);
+  cache_hash_final(&h, key);
+}
 
 // Runs on a worker thread: reads module I lazily, writes only defined[i].
 static void list_definitions(void *arg, size_t i) {
   IndexJob *job = arg;
   if (!job->bitcode[i].size) return; // not a source (full LTO indexes only the libraries)
-  if (job->content_key) {
-    CacheHasher h;
-    cache_hash_init(&h);
-    cache_hash_update(&h, job->bitcode[i].data, job->bitcode[i].size);
-    cache_hash_final(&h, job->content_key[i]);
+  char key[CACHE_KEY_SIZE];
+  if (job->cache) {
+    hash_module(&job->bitcode[i], job->content_key[i]);
+    definitions_key(job->content_key[i], key);
+    if (load_definitions(job->cache, key, &job->defined[i])) {
+      job->reused[i] = true;
+      buffer_drop_pages(&job->bitcode[i]);
+      return;
+    }
   }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
@@ -61,6 +100,7 @@ static void list_definitions(void *arg, size_t i) {
     const char *name = LLVMGetValueName2(gv, &len);
     strlist_push(&job->defined[i], format("%c%.*s", is_strong(gv) ? '!' : ' ', (int)len, name));
   }
+  if (job->cache) store_definitions(job->cache, key, &job->defined[i]);
   LLVMDisposeModule(mod);
   context_dispose(ctx);
   buffer_drop_pages(&job->bitcode[i]);
@@ -72,14 +112,25 @@ static bool may_provide(const LinkModule *m, const char *name) {
   return !m->dummy && !strlist_contains(&m->virtual_functions, name);
 }
 
-size_t index_definitions(CompletionSources *s, const Resolution *r, int jobs) {
-  IndexJob job = {s->bitcode, xcalloc(s->num_modules, sizeof(StringList)), s->content_key,
-                  xcalloc(s->num_modules ? s->num_modules : 1, sizeof(bool))};
+size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs) {
+  if (cache) s->content_key = xcalloc(s->num_modules ? s->num_modules : 1, CACHE_KEY_SIZE);
+  size_t n = s->num_modules ? s->num_modules : 1;
+  IndexJob job = {.bitcode = s->bitcode,
+                  .defined = xcalloc(n, sizeof(StringList)),
+                  .cache = cache,
+                  .content_key = s->content_key,
+                  .unreadable = xcalloc(n, sizeof(bool)),
+                  .reused = xcalloc(n, sizeof(bool))};
   parallel_for(s->num_modules, jobs, list_definitions, &job);
-  size_t unreadable = 0;
-  for (size_t i = 0; i < s->num_modules; i++)
+  size_t unreadable = 0, reused = 0, indexed = 0;
+  for (size_t i = 0; i < s->num_modules; i++) {
     unreadable += job.unreadable[i];
+    reused += job.reused[i];
+    indexed += s->bitcode[i].size > 0;
+  }
+  if (cache) note("cache: %zu of %zu module(s)' definitions reused", reused, indexed);
   free(job.unreadable);
+  free(job.reused);
   // Provider: the module symbol resolution chose, else the first strong, else the first.
   StrMap strong = {0};
   for (size_t i = 0; i < s->num_modules; i++) {

@@ -35,6 +35,7 @@ struct HookRun {
   const HookOptions *opts;
   WorkerPool *pool;
   HookJob *jobs;
+  size_t *order; // the images still to be made, in the order they begin
   size_t count, started, outstanding;
   size_t under_way, window; // images begun and not finished; at most WINDOW of them
 };
@@ -129,17 +130,6 @@ static void complete_work(uv_work_t *req) {
   const LinkModule *lm = &run->r->modules[job->index];
   const Buffer *in = &run->optimized[job->index];
   save_temp(run->opts, job->image, "opt.bc", in);
-  // An unchanged image whose completion would find the same definitions is not redone.
-  if (run->opts->cache) {
-    // The definitions index hashed the bitcode already; a hit never reads it again.
-    image_cache_key(run->sources->content_key[job->index], run->opts, job->cache_key);
-    if (image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) {
-      job->cache_hit = true;
-      // The link around the image may have changed (a set's image gone): check again.
-      check_undefined_imports(job);
-      return;
-    }
-  }
 
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
@@ -269,7 +259,8 @@ static void complete_done(uv_work_t *req, int status);
 // run before the last completion, and every image's SPIR-V would wait in memory.
 static void start_images(HookRun *run) {
   for (; run->started < run->count && run->under_way < run->window; run->under_way++)
-    uv_queue_work(&run->loop, &run->jobs[run->started++].work, complete_work, complete_done);
+    uv_queue_work(&run->loop, &run->jobs[run->order[run->started++]].work, complete_work,
+                  complete_done);
 }
 
 // Loop thread: the job is over; a good image may go out now, and the next one begin.
@@ -314,7 +305,7 @@ static void complete_done(uv_work_t *req, int status) {
   (void)status;
   HookJob *job = req->data;
   HookRun *run = job->run;
-  if (job->error || job->cache_hit) {
+  if (job->error) {
     finish(job);
     return;
   }
@@ -335,6 +326,20 @@ static void complete_done(uv_work_t *req, int status) {
   translator_submit(&run->loop, run->opts->llvm_spirv, job->bc_path, codegen_done, job);
 }
 
+// A worker thread, before any image is made: an unchanged image whose completion would find
+// the same definitions is not redone. Its key comes from the definitions index's hash, so
+// a hit never reads the image's bitcode.
+static void look_up_image(void *arg, size_t j) {
+  HookJob *job = &((HookRun *)arg)->jobs[j];
+  const HookRun *run = job->run;
+  image_cache_key(run->sources->content_key[job->index], run->opts, job->cache_key);
+  if (!image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) return;
+  job->cache_hit = true;
+  save_temp(run->opts, job->image, "opt.bc", &run->optimized[job->index]);
+  // The link around the image may have changed (a set's image gone): check again.
+  check_undefined_imports(job);
+}
+
 void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *sources,
                const HookOptions *opts, ImageResult *results) {
   HookRun run = {.r = r, .optimized = optimized, .sources = sources, .opts = opts};
@@ -348,11 +353,6 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   for (size_t i = 0; i < r->num_modules; i++)
     emitted += r->modules[i].emit;
   HookJob *jobs = xcalloc(emitted ? emitted : 1, sizeof(HookJob));
-  if (emitted && opts->tool == SPIRV_BACKEND) {
-    char *why;
-    run.pool = worker_pool_start(&run.loop, opts->jobs, &why);
-    if (!run.pool) fatal(NULL, "cannot start SPIR-V workers: %s", why);
-  }
   size_t k = 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!r->modules[i].emit) continue;
@@ -365,7 +365,26 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     job->work.data = job;
   }
   run.jobs = jobs;
-  run.count = run.outstanding = emitted;
+  // All lookups first, the images to make after them: a relink's few misses (the edited
+  // image and those importing from it) start at once instead of after every hit before them.
+  if (opts->cache) {
+    double start = now_seconds();
+    parallel_for(emitted, opts->jobs, look_up_image, &run);
+    trace_span("cache lookups", NULL, start, now_seconds(), 0);
+  }
+  run.order = xcalloc(emitted ? emitted : 1, sizeof(size_t));
+  for (size_t j = 0; j < emitted; j++) {
+    if (!jobs[j].cache_hit)
+      run.order[run.count++] = j;
+    else if (!jobs[j].error && opts->output)
+      output_ready(opts->output, jobs[j].image);
+  }
+  run.outstanding = run.count;
+  if (run.count && opts->tool == SPIRV_BACKEND) {
+    char *why;
+    run.pool = worker_pool_start(&run.loop, opts->jobs, &why);
+    if (!run.pool) fatal(NULL, "cannot start SPIR-V workers: %s", why);
+  }
   // -j N: N images under way, each in one step at a time (completion and checks on a thread,
   // SPIR-V in a worker), so N cores are busy and no more: -j1 is one core, the benchmark's
   // baseline, and -j16 does not put 16 threads and 16 workers on 16 cores.
@@ -391,5 +410,6 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   }
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
   hook_cache_hits = hits;
+  free(run.order);
   free(jobs);
 }

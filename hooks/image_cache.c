@@ -3,7 +3,6 @@
 // look up; hooks/hook.c does, before completion.
 #include "sycl_thinlto.h"
 
-#include <llvm/Config/llvm-config.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +17,7 @@ static const char *provider_key(const CompletionSources *s, const char *name) {
 void image_cache_key(const char *content_key, const HookOptions *opts, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_string(&h, "image v3 sycl-thinlto " SYCL_THINLTO_VERSION " LLVM " LLVM_VERSION_STRING);
+  cache_hash_tool(&h, "image v4");
   char *options = format("tool=%d translator=%s validate=%d deps=%d O%d ext=%s", opts->tool,
                          opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
                          opts->allow_dependencies, opts->opt_level, spirv_extensions);

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <llvm-c/Core.h>
 #include <llvm-c/blake3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,17 @@ void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]) {
   llvm_blake3_hasher_finalize((llvm_blake3_hasher *)h->state, digest, sizeof digest);
   for (int i = 0; i < HASH_SIZE; i++)
     snprintf(key + 2 * i, 3, "%02x", digest[i]);
+}
+
+void cache_hash_tool(CacheHasher *h, const char *what) {
+  // The libLLVM this process runs, not the headers it was built with: a library upgraded
+  // under an installed sycl-thinlto may optimize or emit differently.
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  char *tag =
+      format("%s sycl-thinlto %s LLVM %u.%u.%u", what, SYCL_THINLTO_VERSION, major, minor, patch);
+  cache_hash_string(h, tag);
+  free(tag);
 }
 
 static void digest_of(const void *data, size_t size, uint8_t out[HASH_SIZE]) {
@@ -172,12 +184,17 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) 
     free(path);
     return -1;
   }
-  value->size = size;
-  value->data = xmalloc(size ? size : 1);
-  memcpy(value->data, b.data + HEADER_SIZE, size);
-  free(b.data);
+  memmove(b.data, b.data + HEADER_SIZE, size); // the payload, in the buffer it was read into
+  *value = (Buffer){b.data, size, false};
   free(path);
   return 0;
+}
+
+bool cache_has(const Cache *c, const char *kind, const char *key) {
+  char *path = entry_path(c, kind, key);
+  bool present = access(path, F_OK) == 0;
+  free(path);
+  return present;
 }
 
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value) {

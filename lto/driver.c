@@ -327,7 +327,6 @@ static int run_link(LinkOptions *o) {
     r = (Resolution){0};
     STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, o->jobs));
     sources = (CompletionSources){.bitcode = optimized, .num_modules = r.num_modules};
-    if (cachep) sources.content_key = xcalloc(r.num_modules, CACHE_KEY_SIZE);
   } else {
     // libLTO: combined index, imports, internalization, optimization; bitcode out.
     release_input_bytes(&inputs);
@@ -358,7 +357,7 @@ static int run_link(LinkOptions *o) {
   // Images are written as they are done (in order): the link never holds all their SPIR-V.
   output_open(&output, o->output, o->arch, results, emitted);
   STAGE("hooks", {
-    if (o->full_lto) index_definitions(&sources, &r, o->jobs); // thin_link indexes its own
+    if (o->full_lto) index_definitions(&sources, &r, cachep, o->jobs); // thin_link's is done
     run_hooks(&r, optimized, &sources, &ho, results);
   });
   completion_sources_free(&sources);

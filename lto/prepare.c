@@ -32,7 +32,7 @@ typedef struct {
 static void prepare_key(const LinkModule *m, const Resolution *r, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_string(&h, "prepare v1 sycl-thinlto " SYCL_THINLTO_VERSION);
+  cache_hash_tool(&h, "prepare v2");
   cache_hash_update(&h, m->input->data, m->input->size);
   for (size_t i = 0; i < m->num_symbols; i++) {
     const ModuleSymbol *sym = &m->symbols[i];

@@ -192,11 +192,16 @@ void cache_hash_init(CacheHasher *h);
 void cache_hash_update(CacheHasher *h, const void *data, size_t size);
 void cache_hash_string(CacheHasher *h, const char *s);
 void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]);
+// Every key begins with this: WHAT (the kind and its format version), this tool's version
+// and the version of the libLLVM it runs on.
+void cache_hash_tool(CacheHasher *h, const char *what);
 // lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
 int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
 // 0 and the value, or -1 for a miss (absent, truncated or corrupt: a damaged entry is a miss).
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
+// Whether an entry is there, unchecked: a hint for ordering work, never a hit.
+bool cache_has(const Cache *c, const char *kind, const char *key);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);
@@ -450,8 +455,10 @@ typedef struct CompletionSources {
 } CompletionSources;
 
 // Reads every module's external definitions (in parallel) and picks a provider for each.
+// With CACHE, also hashes each module into s->content_key, and keeps each module's list of
+// definitions there: a relink parses only the modules that changed.
 // Returns how many modules did not read as bitcode (they provide nothing).
-size_t index_definitions(CompletionSources *s, const Resolution *r, int jobs);
+size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs);
 // The provider map and content keys; not the bitcode, which the caller owns.
 void completion_sources_free(CompletionSources *s);
 // Links into M the provided definition of every declaration, and everything those need,

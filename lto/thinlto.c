@@ -149,9 +149,8 @@ static void clear_thinlto_cache(const Cache *cache) {
 static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
                             CompletionSources *sources) {
   *sources = (CompletionSources){.bitcode = optimized, .num_modules = r->num_modules};
-  if (opts->cache) sources->content_key = xcalloc(r->num_modules, CACHE_KEY_SIZE);
   double start = now_seconds();
-  size_t unreadable = index_definitions(sources, r, opts->jobs);
+  size_t unreadable = index_definitions(sources, r, opts->cache, opts->jobs);
   trace_span("definitions index", NULL, start, now_seconds(), 0);
   return unreadable;
 }

@@ -252,8 +252,7 @@ int read_file(const char *path, Buffer *out) {
     size += n;
   }
   close(fd);
-  out->data = data;
-  out->size = size;
+  *out = (Buffer){data, size, false};
   return 0;
 }
 

@@ -70,8 +70,8 @@ typedef struct {
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  char *options = format("split v1 sycl-thinlto %s mode=%d deps=%d aot=%d", SYCL_THINLTO_VERSION,
-                         o->mode, o->allow_dependencies, o->aot);
+  cache_hash_tool(&h, "split v2");
+  char *options = format("mode=%d deps=%d aot=%d", o->mode, o->allow_dependencies, o->aot);
   cache_hash_string(&h, options);
   free(options);
   for (size_t i = 0; i < o->aot_aspects.count; i++)
