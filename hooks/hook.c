@@ -137,11 +137,12 @@ static void complete_work(uv_work_t *req) {
   int unreadable = module_parse(ctx, in->data, in->size, lm->id, false, &m, &job->error);
   buffer_drop_pages(in); // M is a copy; completion may read IN again as a source
   if (unreadable) goto done;
-  stats_add(STAT_IMPORTS, count_imported_copies(m));
-  size_t defined = count_definitions(m);
+  bool stats = run->opts->stats; // the counts walk the module: only when asked for
+  if (stats) stats_add(STAT_IMPORTS, count_imported_copies(m));
+  size_t defined = stats ? count_definitions(m) : 0;
   StringList *looked_up = run->opts->cache ? &job->looked_up : NULL;
   if (complete_module_recording(m, run->sources, looked_up, &job->error)) goto dispose;
-  stats_add(STAT_COMPLETION_LINKS, count_definitions(m) - defined);
+  if (stats) stats_add(STAT_COMPLETION_LINKS, count_definitions(m) - defined);
   step = trace_step(job, "complete", step);
 
   StringList entry_points = {0};

@@ -4,7 +4,6 @@
 
 #include <llvm-c/ErrorHandling.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -70,13 +69,9 @@ typedef struct {
   StringList library_paths;
 } LinkOptions;
 
-// LLVM-style tools accept -name=value as well as --name=value; we do too.
-// The copy is never freed: option values point into it (-arch=X leaves o->arch there), and
-// they must live as long as argv does.
-static const char *long_form(const char *arg) {
-  if (arg[0] != '-' || arg[1] == '-' || strlen(arg) <= 2) return arg;
-  if ((arg[1] == 'j' && isdigit((unsigned char)arg[2])) || arg[1] == 'L') return arg;
-  return format("-%s", arg);
+// LLVM-style tools accept -name as well as --name (option_value does for -name=value).
+static bool is_flag(const char *arg, const char *name) {
+  return arg[0] == '-' && !strcmp(arg + (arg[1] == '-' ? 2 : 1), name);
 }
 
 static int parse_count(const char *what, const char *text) {
@@ -98,28 +93,28 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       only_inputs = true;
       continue;
     }
-    const char *a = long_form(raw);
+    const char *a = raw;
     const char *v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    if (is_flag(a, "help") || !strcmp(a, "-h")) {
       fputs(link_usage, stdout);
       exit(0);
-    } else if (!strcmp(a, "--version")) {
+    } else if (is_flag(a, "version")) {
       printf("sycl-thinlto %s\n", SYCL_THINLTO_VERSION);
       exit(0);
-    } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+    } else if (!strcmp(a, "-v") || is_flag(a, "verbose")) {
       verbose = true;
     } else if (!strcmp(a, "-o")) {
       if (++i >= argc) fatal(NULL, "option '-o' needs a value");
       o->output = argv[i];
     } else if ((v = option_value(argc, argv, &i, a, "output-file"))) {
       o->output = v;
-    } else if (!strncmp(a, "-j", 2) && a[1] == 'j') {
+    } else if ((v = option_value(argc, argv, &i, a, "jobs"))) { // before -j: -jobs=N
+      o->jobs = parse_count("--jobs", v);
+    } else if (!strncmp(a, "-j", 2)) {
       const char *n = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!n) fatal(NULL, "option '-j' needs a value");
       o->jobs = parse_count("-j", n);
-    } else if ((v = option_value(argc, argv, &i, a, "jobs"))) {
-      o->jobs = parse_count("--jobs", v);
-    } else if (!strcmp(a, "--save-temps")) {
+    } else if (is_flag(a, "save-temps")) {
       o->save_temps = true;
     } else if ((v = option_value(argc, argv, &i, a, "device-libs"))) {
       strlist_split_commas(&o->device_libs, v);
@@ -129,9 +124,9 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!d) fatal(NULL, "option '-L' needs a value");
       strlist_push(&o->library_paths, xstrdup(d));
-    } else if (!strcmp(a, "--allow-device-image-dependencies")) {
+    } else if (is_flag(a, "allow-device-image-dependencies")) {
       o->allow_dependencies = true;
-    } else if (!strcmp(a, "--check-imports")) {
+    } else if (is_flag(a, "check-imports")) {
       o->check_imports = true;
     } else if ((v = option_value(argc, argv, &i, a, "lto"))) {
       if (strcmp(v, "thin") && strcmp(v, "full"))
@@ -139,7 +134,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->full_lto = !strcmp(v, "full");
     } else if ((v = option_value(argc, argv, &i, a, "time-trace"))) {
       o->time_trace = v;
-    } else if (!strcmp(a, "--stats")) {
+    } else if (is_flag(a, "stats")) {
       o->stats = true;
     } else if ((v = option_value(argc, argv, &i, a, "cache-dir"))) {
       o->cache_dir = v;
@@ -164,7 +159,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
         fatal(NULL, "--spirv-tool: expected 'backend' or 'translator', not '%s'", v);
     } else if ((v = option_value(argc, argv, &i, a, "llvm-spirv"))) {
       o->llvm_spirv = v;
-    } else if (!strcmp(a, "--no-validate")) {
+    } else if (is_flag(a, "no-validate")) {
       o->validate = false;
     } else if ((v = option_value(argc, argv, &i, a, "import-instr-limit"))) {
       o->import_instr_limit = parse_count("--import-instr-limit", v);
@@ -172,11 +167,10 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->triple = v;
     } else if ((v = option_value(argc, argv, &i, a, "arch"))) {
       o->arch = v;
-    } else if (clang_personality &&
-               (!strcmp(a, "--dry-run") || !strcmp(a, "--print-linked-module") ||
-                option_value(argc, argv, &i, a, "ocloc-options") ||
-                option_value(argc, argv, &i, a, "opencl-aot-options") ||
-                option_value(argc, argv, &i, a, "spirv-dump-device-code"))) {
+    } else if (clang_personality && (is_flag(a, "dry-run") || is_flag(a, "print-linked-module") ||
+                                     option_value(argc, argv, &i, a, "ocloc-options") ||
+                                     option_value(argc, argv, &i, a, "opencl-aot-options") ||
+                                     option_value(argc, argv, &i, a, "spirv-dump-device-code"))) {
       warning(NULL, "option '%s' of clang-sycl-linker is not supported; ignored", raw);
     } else {
       fatal(NULL, "unknown option '%s'; see '%s --help'", raw,
@@ -324,7 +318,7 @@ static int run_link(LinkOptions *o) {
     STAGE("fulllink", full_link(&r, o->jobs, &full));
     STAGE("optimize", full_optimize(&full, &r, o->opt_level));
     STAGE("split", optimized = full_split(&full, &r, &o->split, &images));
-    r = (Resolution){0};
+    resolution_free(&r); // the inputs' resolution; the split images get their own
     STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, o->jobs));
     sources = (CompletionSources){.bitcode = optimized, .num_modules = r.num_modules};
   } else {
@@ -349,6 +343,7 @@ static int run_link(LinkOptions *o) {
       .llvm_spirv = o->llvm_spirv,
       .validate = o->validate,
       .allow_dependencies = o->allow_dependencies,
+      .stats = o->stats,
       .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
       .cache = cachep,

@@ -369,6 +369,8 @@ typedef struct {
 // Reads every module's symbols (in parallel), then resolves them.
 // Duplicate strong definitions are errors naming both inputs.
 void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, int jobs);
+// Everything resolve_symbols and the prepare stage allocated; not the inputs.
+void resolution_free(Resolution *r);
 // Entry point of a linked image (not __spirv_*, __sycl_*, __esimd_*, __builtin_*).
 bool is_reserved_name(const char *name);
 
@@ -421,6 +423,7 @@ typedef struct {
   const char *llvm_spirv; // --llvm-spirv
   bool validate;          // spirv-val unless --no-validate
   bool allow_dependencies;
+  bool stats;                    // --stats: count imports and completion links
   int opt_level;                 // the optLevel property where the modules do not say (-O)
   const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv
   const Cache *cache;            // --cache-dir, or NULL

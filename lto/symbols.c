@@ -142,6 +142,28 @@ static void resolve_one(Resolution *r, StrMap *defkind, LinkModule *m, const Mod
   }
 }
 
+void resolution_free(Resolution *r) {
+  for (size_t i = 0; i < r->num_modules; i++) {
+    LinkModule *m = &r->modules[i];
+    for (size_t j = 0; j < m->num_symbols; j++)
+      free(m->symbols[j].name);
+    free(m->symbols);
+    free(m->id);
+    strlist_free(&m->kernels);
+    strlist_free(&m->exported);
+    strlist_free(&m->device_globals);
+    buffer_free(&m->prepared);
+    free(m->prepare_error);
+    free(m->virtual_set);
+    strlist_free(&m->virtual_functions);
+  }
+  free(r->modules);
+  strmap_free(&r->prevailing);
+  strlist_free(&r->must_preserve);
+  strlist_free(&r->cross_referenced);
+  *r = (Resolution){0};
+}
+
 void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, int jobs) {
   r->modules = xcalloc(inputs->count, sizeof(LinkModule));
   for (size_t i = 0; i < inputs->count; i++) {
