@@ -3,7 +3,6 @@
 #include "sycl_thinlto.h"
 
 #include <ctype.h>
-#include <llvm-c/Comdat.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +21,15 @@ bool is_implementation_name(const char *name) {
   return len >= 2 && strlen(p) >= 2 && p[0] == '_' && p[1] == '_';
 }
 
-static void internalize(LLVMValueRef gv, const StringList *entry_points) {
-  if (LLVMIsDeclaration(gv)) return;
-  LLVMLinkage l = LLVMGetLinkage(gv);
-  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAppendingLinkage) return;
+static void internalize(LLVMValueRef gv, const StrMap *entry_points) {
+  if (!is_internalizable(gv)) return;
   size_t len;
   const char *name = LLVMGetValueName2(gv, &len);
-  if (!strncmp(name, "llvm.", 5) || strlist_contains(entry_points, name)) {
+  if (!strncmp(name, "llvm.", 5) || strmap_get(entry_points, name)) {
     LLVMSetLinkage(gv, LLVMExternalLinkage); // an entry point stays exactly itself
     return;
   }
-  LLVMSetLinkage(gv, LLVMInternalLinkage);
-  LLVMSetVisibility(gv, LLVMDefaultVisibility);
-  LLVMSetComdat(gv, NULL);
+  make_internal(gv);
 }
 
 // LLVM 22's SPIR-V backend mistranslates a declaration that is both called and address-taken
@@ -80,10 +75,12 @@ static const char light_pipeline[] = "cgscc(inline),function(sroa,early-cse,inst
                                      "simplifycfg),globaldce,strip-dead-prototypes";
 
 int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    internalize(f, entry_points);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
-    internalize(g, entry_points);
+  StrMap keep = {0}; // an image of many entry points is not searched once per global
+  for (size_t i = 0; i < entry_points->count; i++)
+    strmap_put(&keep, entry_points->items[i], (void *)1);
+  for (LLVMValueRef gv = first_global_object(m); gv; gv = next_global_object(gv))
+    internalize(gv, &keep);
+  strmap_free(&keep);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   const char *passes = opt_level > 0 ? light_pipeline : "globaldce,strip-dead-prototypes";
   LLVMErrorRef err = LLVMRunPasses(m, passes, NULL, options);

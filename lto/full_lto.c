@@ -3,7 +3,6 @@
 // the split images go through the same hooks as ThinLTO's.
 #include "sycl_thinlto.h"
 
-#include <llvm-c/Comdat.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <stdlib.h>
@@ -82,13 +81,8 @@ static bool stays_external(LLVMValueRef gv, bool is_function, const StrMap *pres
 }
 
 static void internalize(LLVMValueRef gv, bool is_function, const StrMap *preserved) {
-  if (LLVMIsDeclaration(gv)) return;
-  LLVMLinkage l = LLVMGetLinkage(gv);
-  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAppendingLinkage) return;
-  if (stays_external(gv, is_function, preserved)) return;
-  LLVMSetLinkage(gv, LLVMInternalLinkage);
-  LLVMSetVisibility(gv, LLVMDefaultVisibility);
-  LLVMSetComdat(gv, NULL);
+  if (!is_internalizable(gv) || stays_external(gv, is_function, preserved)) return;
+  make_internal(gv);
   // An internal function is no entry point: the split must not group it on its own.
   if (is_function)
     LLVMRemoveStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex, module_id_attribute,

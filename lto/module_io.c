@@ -4,6 +4,7 @@
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
+#include <llvm-c/Comdat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,18 @@ Buffer module_write(LLVMModuleRef m) {
   memcpy(out.data, LLVMGetBufferStart(buf), out.size);
   LLVMDisposeMemoryBuffer(buf);
   return out;
+}
+
+bool is_internalizable(LLVMValueRef gv) {
+  if (LLVMIsDeclaration(gv)) return false;
+  LLVMLinkage l = LLVMGetLinkage(gv);
+  return l != LLVMInternalLinkage && l != LLVMPrivateLinkage && l != LLVMAppendingLinkage;
+}
+
+void make_internal(LLVMValueRef gv) {
+  LLVMSetLinkage(gv, LLVMInternalLinkage);
+  LLVMSetVisibility(gv, LLVMDefaultVisibility);
+  LLVMSetComdat(gv, NULL);
 }
 
 LLVMValueRef first_global_object(LLVMModuleRef m) {

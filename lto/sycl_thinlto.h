@@ -165,6 +165,11 @@ Buffer module_write(LLVMModuleRef m);
 // symbol tables, completion and checks walk (aliases and ifuncs are not included).
 LLVMValueRef first_global_object(LLVMModuleRef m);
 LLVMValueRef next_global_object(LLVMValueRef gv);
+// A definition that is not local yet (internal, private, appending): one internalization may
+// change. Which of them stay external is the caller's rule (finalization, full LTO).
+bool is_internalizable(LLVMValueRef gv);
+// Internal linkage, default visibility, no comdat.
+void make_internal(LLVMValueRef gv);
 
 //
 // lto/cache.c — the incremental cache (issue 6)
