@@ -60,6 +60,8 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
 // is removed with the files in it.
 void remove_on_failure(const char *path);
 void keep_on_success(const char *path);
+// Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
+void remove_files_in(const char *dir, const char *prefix);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -2,7 +2,6 @@
 // optimize each module with codegen disabled. It neither completes modules nor emits SPIR-V.
 #include "sycl_thinlto.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <llvm-c/lto.h>
@@ -134,14 +133,7 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
 
 static void clear_thinlto_cache(const Cache *cache) {
   char *dir = format("%s/thinlto", cache->dir);
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    if (strncmp(e->d_name, "llvmcache-", 10)) continue;
-    char *path = format("%s/%s", dir, e->d_name);
-    unlink(path);
-    free(path);
-  }
-  if (d) closedir(d);
+  remove_files_in(dir, "llvmcache-");
   free(dir);
 }
 

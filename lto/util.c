@@ -70,16 +70,21 @@ int error_count(void) {
 }
 
 // A directory goes with the files in it (one level: our temporary directories are flat).
-static void remove_path(const char *path) {
-  if (unlink(path) == 0 || errno != EISDIR) return;
-  DIR *d = opendir(path);
+void remove_files_in(const char *dir, const char *prefix) {
+  DIR *d = opendir(dir);
   for (struct dirent *e; d && (e = readdir(d));) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    char *file = format("%s/%s", path, e->d_name);
+    if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+    char *file = format("%s/%s", dir, e->d_name);
     unlink(file);
     free(file);
   }
   if (d) closedir(d);
+}
+
+static void remove_path(const char *path) {
+  if (unlink(path) == 0 || errno != EISDIR) return;
+  remove_files_in(path, "");
   rmdir(path);
 }
 
