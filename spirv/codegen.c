@@ -73,8 +73,44 @@ static char *take_diagnostics(DiagnosticLog *log, const char *fallback) {
   return msg;
 }
 
+// LLVM 22's SPIR-V backend mistranslates a declaration that is both called and address-taken
+// (an imported SYCL_EXTERNAL function, or a set's virtual function that a kernel calls directly
+// once devirtualized and names in a vtable): it emits two OpFunction with the same Import name
+// and takes the address with OpSpecConstantOp Bitcast of the OpFunction itself instead of
+// OpConstantFunctionPointerINTEL; spirv-link crashes on that. A call through `freeze ptr @f`
+// is an indirect call, which the backend emits right (OpFunctionPointerCallINTEL). Only this
+// backend needs it; no pass runs after it that would fold the freeze away again.
+static void call_address_taken_declarations_indirectly(LLVMModuleRef m) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f)) continue;
+    size_t num_calls = 0, cap = 0;
+    LLVMValueRef *calls = NULL;
+    bool address_taken = false;
+    for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      bool is_call = LLVMIsACallInst(user) && LLVMGetCalledValue(user) == f;
+      for (unsigned a = 0; is_call && a < LLVMGetNumArgOperands(user); a++)
+        address_taken |= LLVMGetOperand(user, a) == f;
+      if (!is_call) {
+        address_taken = true;
+      } else if (num_calls == 0 || calls[num_calls - 1] != user) {
+        if (num_calls == cap) calls = xrealloc(calls, (cap = cap ? 2 * cap : 8) * sizeof *calls);
+        calls[num_calls++] = user;
+      }
+    }
+    for (size_t i = 0; address_taken && i < num_calls; i++) {
+      LLVMPositionBuilderBefore(b, calls[i]);
+      LLVMSetOperand(calls[i], LLVMGetNumOperands(calls[i]) - 1, LLVMBuildFreeze(b, f, ""));
+    }
+    free(calls);
+  }
+  LLVMDisposeBuilder(b);
+}
+
 int spirv_emit(LLVMModuleRef m, Buffer *out, char **errmsg) {
   pthread_once(&target_once, init_spirv_target);
+  call_address_taken_declarations_indirectly(m);
   *out = (Buffer){0};
   *errmsg = NULL;
 
