@@ -428,9 +428,11 @@ void read_input_file(InputSet *set, const char *path, bool is_library) {
   read_contents(set, path, file.data, file.size, is_library, false);
 }
 
-// An image's string keys point into its file's bytes (or its input's): they are copied
+// An image's string keys point into its file's bytes (or its input's): they are copied, once,
 // before those go. The old arrays are small metadata, left until exit.
 static void copy_keys(InputImage *in) {
+  if (in->keys_copied) return;
+  in->keys_copied = true;
   OffloadString *keys = xcalloc(in->num_keys ? in->num_keys : 1, sizeof(OffloadString));
   for (size_t k = 0; k < in->num_keys; k++)
     keys[k] = (OffloadString){xstrdup(in->keys[k].key), xstrdup(in->keys[k].value)};
@@ -445,8 +447,13 @@ void release_file_bytes(InputSet *set, size_t num_files) {
     InputImage *in = &set->items[i];
     copy_keys(in);
     for (size_t f = 0; f < num_files; f++) {
-      const Buffer *file = &set->files[f];
+      Buffer *file = &set->files[f];
       if (in->data < file->data || in->data >= file->data + file->size) continue;
+      if (in->data == file->data && in->size == file->size) {
+        files[kept++] = *file; // a whole-file image (bare bitcode) keeps the file's buffer
+        *file = (Buffer){0};
+        break;
+      }
       Buffer copy = {.data = xmalloc(in->size ? in->size : 1), .size = in->size};
       memcpy(copy.data, in->data, in->size);
       in->data = copy.data;

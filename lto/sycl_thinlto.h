@@ -301,6 +301,7 @@ typedef struct {
   char *triple, *arch;   // canonical triple
   OffloadString *keys;
   size_t num_keys;     // every string key the image came with
+  bool keys_copied;    // the keys are the image's own copies, not pointers into input bytes
   const uint8_t *data; // the image bytes; they live as long as the input buffers
   size_t size;
   bool is_library; // --device-libs: supplies definitions, never emitted
