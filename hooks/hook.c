@@ -37,7 +37,6 @@ struct HookRun {
   HookJob *jobs;
   size_t *order; // the images still to be made, in the order they begin
   size_t count, started, outstanding;
-  size_t unsubmitted;       // images that may still go to the worker pool
   size_t under_way, window; // images begun and not finished; at most WINDOW of them
 };
 
@@ -303,24 +302,14 @@ static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
   start_check(job);
 }
 
-static void start_codegen(HookJob *job);
-
 static void complete_done(uv_work_t *req, int status) {
   (void)status;
   HookJob *job = req->data;
   HookRun *run = job->run;
-  bool last = --run->unsubmitted == 0;
-  WorkerPool *pool = run->pool; // finish() may stop it, not free it, before the loop runs on
-  if (job->error)
+  if (job->error) {
     finish(job);
-  else
-    start_codegen(job);
-  if (last && pool) worker_pool_no_more_jobs(pool);
-}
-
-// Loop thread: the finalized image goes to a SPIR-V worker or to the translator.
-static void start_codegen(HookJob *job) {
-  HookRun *run = job->run;
+    return;
+  }
   if (run->opts->tool == SPIRV_BACKEND) {
     worker_pool_submit(run->pool, job->linked, codegen_done, job);
     job->linked = (Buffer){0}; // the pool owns it now
@@ -391,7 +380,7 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     else if (!jobs[j].error && opts->output)
       output_ready(opts->output, jobs[j].image);
   }
-  run.outstanding = run.unsubmitted = run.count;
+  run.outstanding = run.count;
   if (run.count && opts->tool == SPIRV_BACKEND) {
     char *why;
     run.pool = worker_pool_start(&run.loop, opts->jobs, &why);

@@ -67,13 +67,11 @@ struct WorkerPool {
   Job *queue_head, **queue_tail;
   size_t pending; // submitted jobs whose done callback has not run
   bool stopping, closing;
-  bool no_more_jobs; // worker_pool_no_more_jobs: idle workers are let go
-  uv_idle_t anchor;  // never started; closing it last frees the pool
+  uv_idle_t anchor; // never started; closing it last frees the pool
 };
 
 static void dispatch(WorkerPool *pool);
 static void maybe_finish_stop(WorkerPool *pool);
-static void release_idle_workers(WorkerPool *pool);
 
 static void free_pool(uv_handle_t *handle) {
   WorkerPool *pool = handle->data;
@@ -250,7 +248,6 @@ static void take_response(Worker *w) {
   WorkerPool *pool = w->pool;
   finish_job(pool, job, spirv, errmsg);
   dispatch(pool);
-  release_idle_workers(pool);
   maybe_finish_stop(pool);
 }
 
@@ -436,7 +433,7 @@ WorkerPool *worker_pool_start(uv_loop_t *loop, int num_workers, char **errmsg) {
 }
 
 void worker_pool_submit(WorkerPool *pool, Buffer bitcode, CodegenDone done, void *arg) {
-  if (pool->stopping || pool->no_more_jobs) die("job submitted to a stopped SPIR-V worker pool");
+  if (pool->stopping) die("job submitted to a stopped SPIR-V worker pool");
   Job *job = xcalloc(1, sizeof *job);
   job->bitcode = bitcode;
   job->done = done;
@@ -445,19 +442,6 @@ void worker_pool_submit(WorkerPool *pool, Buffer bitcode, CodegenDone done, void
   pool->queue_tail = &job->next;
   pool->pending++;
   dispatch(pool);
-}
-
-// EOF to the workers without a job once nothing is queued or still to come; a worker that
-// reads it between requests exits.
-static void release_idle_workers(WorkerPool *pool) {
-  if (!pool->no_more_jobs || pool->queue_head) return;
-  for (Worker *w = pool->workers; w; w = w->next)
-    if (!w->job) close_stdin(w);
-}
-
-void worker_pool_no_more_jobs(WorkerPool *pool) {
-  pool->no_more_jobs = true;
-  release_idle_workers(pool);
 }
 
 void worker_pool_stop(WorkerPool *pool) {

@@ -508,9 +508,6 @@ WorkerPool *worker_pool_start(uv_loop_t *loop, int num_workers, char **errmsg);
 void worker_pool_submit(WorkerPool *pool, Buffer bitcode, CodegenDone done, void *arg);
 // Closes the workers' pipes once every submitted job has finished; the loop then ends.
 void worker_pool_stop(WorkerPool *pool);
-// The caller will submit nothing more: a worker left without work exits now, while others
-// still work, instead of all of them after the last job.
-void worker_pool_no_more_jobs(WorkerPool *pool);
 
 //
 // spirv/ — SPIR-V generation and checks

@@ -361,34 +361,6 @@ static void test_one_worker_many_modules_valid(void) {
   }
 }
 
-// Told early that nothing more comes, the pool still runs every queued job (it lets a
-// worker go only when the queue is empty), and a later stop still ends the loop.
-static void test_no_more_jobs_keeps_the_queue(void) {
-  enum { N = 7 };
-  uv_loop_t loop;
-  uv_loop_init(&loop);
-  char *errmsg = NULL;
-  WorkerPool *pool = worker_pool_start(&loop, 2, &errmsg);
-  Result results[N] = {0};
-  for (int i = 0; i < N; i++) {
-    char *ir = kernel_ir(300 + i, 2, false);
-    results[i].pool = pool;
-    results[i].stop_after = i == N - 1; // the queue runs in order: the last one ends it
-    worker_pool_submit(pool, bitcode_of(ir), job_done, &results[i]);
-    free(ir);
-  }
-  worker_pool_no_more_jobs(pool);
-  CHECK(uv_run(&loop, UV_RUN_DEFAULT) == 0, "the loop still has work");
-  CHECK(uv_loop_close(&loop) == 0, "handles left open on the loop");
-  for (int i = 0; i < N; i++) {
-    CHECK(results[i].calls == 1 && !results[i].errmsg && is_spirv(results[i].spirv),
-          "job %d after no_more_jobs: %s", i, results[i].errmsg ? results[i].errmsg : "no SPIR-V");
-    free(results[i].spirv.data);
-    free(results[i].errmsg);
-  }
-  CHECK(count_children() == 0, "%d worker(s) left running", count_children());
-}
-
 // A pool that never got work starts no process and still lets the loop end.
 static void test_idle_pool_stops(void) {
   uv_loop_t loop;
@@ -472,7 +444,6 @@ int main(int argc, char **argv) {
   test_results_match_in_process();
   test_chained_submit_and_stop();
   test_one_worker_many_modules_valid();
-  test_no_more_jobs_keeps_the_queue();
   if (failures) {
     fprintf(stderr, "test_pool: %d check(s) failed\n", failures);
     return 1;
