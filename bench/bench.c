@@ -185,9 +185,9 @@ static void record(const char *label, int units, int jobs, char *const argv[], c
     unlink(output);
     r->failed = run_measured(argv, log, &r->wall, &r->cpu, &r->peak_rss_kb) != 0;
     if (!r->failed) r->valid = validate_output(output, &r->images);
-    if (r->failed) {
-      repeats = t + 1; // a failure is what gets reported
+    if (r->failed) { // a failure is what gets reported, not the median of the others
       tries[0] = *r;
+      repeats = 1;
       break;
     }
   }
@@ -220,13 +220,15 @@ static void print_ratio(const char *what, const Run *a, const Run *b, bool rss) 
 }
 
 // `sycl-thinlto link -jJOBS --no-validate FLAG DEVLIBS INPUTS... -o OUT` into ARGV; EDITED,
-// if given, stands in for the first input.
-static void link_argv(char **argv, const Config *c, int jobs, const char *flag, const char *devlibs,
-                      const StringList *inputs, const char *edited, const char *out) {
+// if given, stands in for the first input. ARGV's "-jJOBS" is written into JOBS_ARG.
+static void link_argv(char **argv, char jobs_arg[16], const Config *c, int jobs, const char *flag,
+                      const char *devlibs, const StringList *inputs, const char *edited,
+                      const char *out) {
   int k = 0;
   argv[k++] = (char *)c->tool;
   argv[k++] = "link";
-  argv[k++] = format("-j%d", jobs);
+  snprintf(jobs_arg, 16, "-j%d", jobs);
+  argv[k++] = jobs_arg;
   argv[k++] = "--no-validate";
   argv[k++] = (char *)flag;
   argv[k++] = (char *)devlibs;
@@ -302,6 +304,7 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
 
   char *out = path_in(dir, "out.bin");
   char **argv = xcalloc(s.units + 16, sizeof(char *));
+  char jobs_arg[16]; // link_argv's -jN
   // Upstream clang-sycl-linker 22: one module, llvm-link + the SPIR-V backend, one thread.
   int k = 0;
   argv[k++] = format("%s/clang-sycl-linker", llvm_bin);
@@ -319,8 +322,8 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   // at the same -j; spirv-val is run here for every linker alike.
   for (int full = 0; full < 2; full++)
     for (int j = 0; j < num_jobs; j++) {
-      link_argv(argv, c, jobs_list[j], full ? "--lto=full" : "--lto=thin", devlibs, &objects, NULL,
-                out);
+      link_argv(argv, jobs_arg, c, jobs_list[j], full ? "--lto=full" : "--lto=thin", devlibs,
+                &objects, NULL, out);
       record(full ? "sycl-thinlto full" : "sycl-thinlto thin, cold", s.units, jobs_list[j], argv,
              log, out, full ? 1 : THIN_REPEATS, NULL);
     }
@@ -345,14 +348,14 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   char *rm[] = {"rm", "-rf", cache, filled, NULL}, *save[] = {"cp", "-a", cache, filled, NULL},
        *restore[] = {"cp", "-a", filled, cache, NULL}, *rm_cache[] = {"rm", "-rf", cache, NULL};
   run_or_die(rm, log);
-  link_argv(argv, c, top, cache_dir, devlibs, &objects, NULL, out);
+  link_argv(argv, jobs_arg, c, top, cache_dir, devlibs, &objects, NULL, out);
   record("sycl-thinlto thin, filling cache", s.units, top, argv, log, out, 1, NULL);
   run_or_die(save, log);
   // At -j1 and at all cores: the relink's fixed costs weigh differently against each.
   int relink_jobs[2] = {1, top};
   char **const fresh_cache[] = {rm_cache, restore, NULL};
   for (int pass = 0; pass < (top == 1 ? 1 : 2); pass++) {
-    link_argv(argv, c, relink_jobs[pass], cache_dir, devlibs, &objects, edited, out);
+    link_argv(argv, jobs_arg, c, relink_jobs[pass], cache_dir, devlibs, &objects, edited, out);
     record("sycl-thinlto thin, relink 1 edit", s.units, relink_jobs[pass], argv, log, out,
            SHORT_REPEATS, fresh_cache);
   }
@@ -361,7 +364,8 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   // image (ThinLTO backend, completion, SPIR-V). A cold link of that unit alone, its calls
   // into other units left as imports, measures that much.
   StringList alone = {.items = &edited, .count = 1};
-  link_argv(argv, c, top, "--allow-device-image-dependencies", devlibs, &alone, NULL, out);
+  link_argv(argv, jobs_arg, c, top, "--allow-device-image-dependencies", devlibs, &alone, NULL,
+            out);
   record("sycl-thinlto thin, edited unit alone", s.units, top, argv, log, out, SHORT_REPEATS, NULL);
   free(argv);
 }

@@ -113,8 +113,8 @@ static bool may_provide(const LinkModule *m, const char *name) {
 }
 
 size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs) {
-  if (cache) s->content_key = xcalloc(s->num_modules ? s->num_modules : 1, CACHE_KEY_SIZE);
   size_t n = s->num_modules ? s->num_modules : 1;
+  if (cache) s->content_key = xcalloc(n, CACHE_KEY_SIZE);
   IndexJob job = {.bitcode = s->bitcode,
                   .defined = xcalloc(n, sizeof(StringList)),
                   .cache = cache,

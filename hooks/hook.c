@@ -35,7 +35,8 @@ struct HookRun {
   const HookOptions *opts;
   WorkerPool *pool;
   HookJob *jobs;
-  size_t *order; // the images still to be made, in the order they begin
+  StrMap set_functions; // seed 002: the functions of the sets this link's images hold
+  size_t *order;        // the images still to be made, in the order they begin
   size_t count, started, outstanding;
   size_t under_way, window; // images begun and not finished; at most WINDOW of them
 };
@@ -195,13 +196,6 @@ static const char *kernels_of(HookJob *job, const char *name) {
   return "";
 }
 
-// Seed 002: a function of a set some image of this link holds; the runtime links that image.
-static bool is_set_function(const Resolution *r, const char *name) {
-  for (size_t i = 0; i < r->num_modules; i++)
-    if (r->modules[i].emit && strlist_contains(&r->modules[i].virtual_functions, name)) return true;
-  return false;
-}
-
 // The SPIR-V's imports must be the implementation's (or a set's some image of this link
 // holds); anything else is an undefined symbol. -1 with job->error naming them all.
 static int check_undefined_imports(HookJob *job) {
@@ -211,7 +205,7 @@ static int check_undefined_imports(HookJob *job) {
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
     if (is_implementation_name(name) || opts->allow_dependencies ||
-        is_set_function(job->run->r, name))
+        strmap_get(&job->run->set_functions, name)) // the runtime links the set's image
       continue;
     // From the cache there is no module to say which kernels need it: name the image's.
     const char *kernels = kernels_of(job, name);
@@ -366,6 +360,9 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     job->work.data = job;
   }
   run.jobs = jobs;
+  for (size_t i = 0; i < r->num_modules; i++)
+    for (size_t f = 0; r->modules[i].emit && f < r->modules[i].virtual_functions.count; f++)
+      strmap_put(&run.set_functions, r->modules[i].virtual_functions.items[f], (void *)1);
   // All lookups first, the images to make after them: a relink's few misses (the edited
   // image and those importing from it) start at once instead of after every hit before them.
   if (opts->cache) {
@@ -412,5 +409,6 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
   hook_cache_hits = hits;
   free(run.order);
+  strmap_free(&run.set_functions);
   free(jobs);
 }

@@ -46,9 +46,12 @@ bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources
         (!*properties || propsets_from_json(properties, &out->properties, &why) == 0);
   free(why);
   if (hit) {
-    out->spirv.data = xmalloc(spirv_size);
-    memcpy(out->spirv.data, spirv, spirv_size);
-    out->spirv.size = spirv_size;
+    // Everything else is parsed out already: the SPIR-V moves to the front of the entry's
+    // buffer, which becomes the image's, cut to size (a hit copies nothing).
+    memmove(entry.data, spirv, spirv_size);
+    out->spirv =
+        (Buffer){.data = xrealloc(entry.data, spirv_size ? spirv_size : 1), .size = spirv_size};
+    entry.data = NULL;
     out->symbols = symbols;
     out->imports = imports;
   } else {

@@ -190,13 +190,6 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) 
   return 0;
 }
 
-bool cache_has(const Cache *c, const char *kind, const char *key) {
-  char *path = entry_path(c, kind, key);
-  bool present = access(path, F_OK) == 0;
-  free(path);
-  return present;
-}
-
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value) {
   Buffer b = {0};
   uint32_t version = ENTRY_VERSION;

@@ -439,27 +439,36 @@ static void copy_keys(InputImage *in) {
   in->keys = keys;
 }
 
+// The file among the first N whose bytes hold DATA, or N. *HINT, where the last one was
+// found, is tried first: an input's images come one after another, so the search is not
+// images x files.
+static size_t file_holding(const Buffer *files, size_t n, const uint8_t *data, size_t *hint) {
+  for (size_t k = 0; k < n; k++) {
+    size_t f = (*hint + k) % n;
+    if (data >= files[f].data && data < files[f].data + files[f].size) return *hint = f;
+  }
+  return n;
+}
+
 void release_file_bytes(InputSet *set, size_t num_files) {
-  size_t kept = set->num_files - num_files;
+  size_t kept = set->num_files - num_files, hint = 0;
   Buffer *files = xcalloc(kept + set->count + 1, sizeof(Buffer));
   memcpy(files, set->files + num_files, kept * sizeof(Buffer));
   for (size_t i = 0; i < set->count; i++) {
     InputImage *in = &set->items[i];
     copy_keys(in);
-    for (size_t f = 0; f < num_files; f++) {
-      Buffer *file = &set->files[f];
-      if (in->data < file->data || in->data >= file->data + file->size) continue;
-      if (in->data == file->data && in->size == file->size) {
-        files[kept++] = *file; // a whole-file image (bare bitcode) keeps the file's buffer
-        *file = (Buffer){0};
-        break;
-      }
-      Buffer copy = {.data = xmalloc(in->size ? in->size : 1), .size = in->size};
-      memcpy(copy.data, in->data, in->size);
-      in->data = copy.data;
-      files[kept++] = copy;
-      break;
+    size_t f = file_holding(set->files, num_files, in->data, &hint);
+    if (f == num_files) continue; // bytes of its own already (a split's output)
+    Buffer *file = &set->files[f];
+    if (in->data == file->data && in->size == file->size) {
+      files[kept++] = *file; // a whole-file image (bare bitcode) keeps the file's buffer
+      *file = (Buffer){0};
+      continue;
     }
+    Buffer copy = {.data = xmalloc(in->size ? in->size : 1), .size = in->size};
+    memcpy(copy.data, in->data, in->size);
+    in->data = copy.data;
+    files[kept++] = copy;
   }
   for (size_t f = 0; f < num_files; f++)
     free(set->files[f].data);

@@ -207,8 +207,6 @@ int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
 // 0 and the value, or -1 for a miss (absent, truncated or corrupt: a damaged entry is a miss).
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
-// Whether an entry is there, unchecked: a hint for ordering work, never a hit.
-bool cache_has(const Cache *c, const char *kind, const char *key);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);

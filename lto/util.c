@@ -69,7 +69,6 @@ int error_count(void) {
   return n;
 }
 
-// A directory goes with the files in it (one level: our temporary directories are flat).
 void remove_files_in(const char *dir, const char *prefix) {
   DIR *d = opendir(dir);
   for (struct dirent *e; d && (e = readdir(d));) {
@@ -82,6 +81,7 @@ void remove_files_in(const char *dir, const char *prefix) {
   if (d) closedir(d);
 }
 
+// A directory goes with the files in it (one level: our temporary directories are flat).
 static void remove_path(const char *path) {
   if (unlink(path) == 0 || errno != EISDIR) return;
   remove_files_in(path, "");

@@ -2,16 +2,11 @@
 // symbol tables skipped; truncated or malformed archives refused with a clear message.
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 // Appends a member: a 60-byte header (name padded to 16, size in decimal), the data, and the
 // '\n' that pads odd sizes to 2 bytes.

@@ -2,18 +2,13 @@
 // truncated or corrupted entry is a miss, a policy parses lld-style, pruning keeps limits.
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 static void key_of(const char *a, const char *b, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;

@@ -2,14 +2,9 @@
 // fallback library (intel's SYCLDeviceLibReqMask table, exact names), group sort by prefix.
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <stdio.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 int main(void) {
   static const struct {

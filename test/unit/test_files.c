@@ -3,18 +3,13 @@
 // empty file, a directory, a missing path) is a negative errno with nothing allocated.
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 int main(void) {
   char dir[] = "/tmp/test-files-XXXXXX";

@@ -2,16 +2,11 @@
 // with a message naming the offset and the problem. (LLVM compatibility is checked in lit.)
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 // Parses DATA expecting an error that contains EXPECTED.
 static void check_refused(const Buffer *data, const char *expected, const char *what) {

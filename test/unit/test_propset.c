@@ -2,16 +2,11 @@
 // .prop text and the upstream JSON encodings, each read back to what was written.
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 static bool encodes_intel(const void *data, size_t size, const char *expected) {
   char *text = base64_encode_intel(data, size);

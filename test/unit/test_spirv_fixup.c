@@ -2,16 +2,11 @@
 // (one literal word up to 32 bits, two for 64); every other instruction is kept as it is.
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 // %1 = OpTypeInt 32 0; %2 = OpTypeInt 64 0; %3 = OpTypeFloat 32
 // %4 = OpConstantNull %1; %5 = OpConstantNull %2; %6 = OpConstantNull %3

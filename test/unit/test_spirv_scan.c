@@ -2,16 +2,11 @@
 // LinkageAttributes decorations; framing errors (truncation, zero word count) refused.
 #include "sycl_thinlto.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-static void check(bool ok, const char *what) {
-  printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) failures++;
-}
 
 #define WORD(c0, c1, c2, c3) ((uint32_t)(c0) | (c1) << 8 | (c2) << 16 | (uint32_t)(c3) << 24)
 
