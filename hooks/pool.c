@@ -1,13 +1,13 @@
-// The SPIR-V worker pool: long-lived `sycl-thinlto --worker` processes fed bitcode over
-// pipes by libuv (ARCHITECTURE fact 9). It does not generate code itself (spirv/codegen.c,
-// where each worker forks a fresh child per module).
+// The SPIR-V worker pool: long-lived worker processes, forked by hooks/spawner.c and fed
+// bitcode over pipes by libuv (ARCHITECTURE fact 9). It does not generate code itself
+// (spirv/codegen.c, where each worker forks a fresh child per module).
 #include "sycl_thinlto.h"
 
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // Threading: everything here runs on the loop thread, in libuv callbacks or in calls
 // made from them (a thread-pool stage hands over from its after_work callback, which
@@ -16,9 +16,9 @@
 // worker processes.
 //
 // Lifetimes: a Job lives from submit until its done callback returns. A Worker lives
-// until its four handles are closed; it leaves the pool's list when it is reaped (the
-// process has exited and both its output pipes reached EOF, so no answer or stderr
-// line is lost). The pool itself is freed only from a close callback, after every
+// until its three pipes are closed; it leaves the pool's list when it is reaped (the
+// spawner has reported its exit and both its output pipes reached EOF, so no answer or
+// stderr line is lost). The pool itself is freed only from a close callback, after every
 // worker is freed, so no call into the pool can free it under its caller's feet.
 
 typedef struct Job {
@@ -33,8 +33,8 @@ enum { STDERR_KEEP = 16 * 1024 }; // the last bytes of a worker's stderr kept fo
 typedef struct Worker {
   WorkerPool *pool;
   struct Worker *next; // in pool->workers while not reaped
-  unsigned serial;     // for messages: worker 1, 2, ...
-  uv_process_t process;
+  unsigned serial;     // for messages and the spawner: worker 1, 2, ...
+  int pid;             // 0 until the spawner reports it started
   uv_pipe_t to_worker, from_worker, worker_stderr;
   int open_handles; // freed when this drops to 0
 
@@ -58,25 +58,24 @@ typedef struct Worker {
 
 struct WorkerPool {
   uv_loop_t *loop;
-  char *exe;
   int max_workers;
   int num_workers; // live workers (in the list, not reaped)
   int allocated;   // Worker structs not yet freed
-  unsigned spawned;
   Worker *workers;
   Job *queue_head, **queue_tail;
   size_t pending; // submitted jobs whose done callback has not run
-  bool stopping, closing;
-  uv_idle_t anchor; // never started; closing it last frees the pool
+  bool stopping, closing, spawner_gone;
+  uv_poll_t reports; // the spawner's socket; closing it last frees the pool
 };
+
+// Serials name workers to the spawner, which outlives pools: unique in the process.
+static unsigned workers_spawned;
 
 static void dispatch(WorkerPool *pool);
 static void maybe_finish_stop(WorkerPool *pool);
 
 static void free_pool(uv_handle_t *handle) {
-  WorkerPool *pool = handle->data;
-  free(pool->exe);
-  free(pool);
+  free(handle->data);
 }
 
 // Runs the job's callback after the pool's books are already balanced, so that the
@@ -159,14 +158,12 @@ static void maybe_reap(Worker *w) {
   close_stdin(w);
   close_handle((uv_handle_t *)&w->from_worker);
   close_handle((uv_handle_t *)&w->worker_stderr);
-  close_handle((uv_handle_t *)&w->process);
   if (job) finish_job(pool, job, (Buffer){0}, msg);
   dispatch(pool); // replaces the worker if jobs are waiting
   maybe_finish_stop(pool);
 }
 
-static void worker_exited(uv_process_t *process, int64_t exit_status, int term_signal) {
-  Worker *w = process->data;
+static void worker_exited(Worker *w, int64_t exit_status, int term_signal) {
   w->exited = true;
   w->exit_status = exit_status;
   w->term_signal = term_signal;
@@ -181,8 +178,7 @@ static void kill_worker(Worker *w, char *why) {
     free(why);
   uv_read_stop((uv_stream_t *)&w->from_worker);
   w->stdout_done = true;
-  if (!w->exited) // after the exit callback the pid may already belong to another process
-    uv_process_kill(&w->process, SIGKILL);
+  if (!w->exited) spawner_kill(w->serial); // the spawner kills only what it has not reaped
   maybe_reap(w);
 }
 
@@ -292,38 +288,46 @@ static void read_stderr(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
   buffer_append(t, buf->base, nread < STDERR_KEEP ? (size_t)nread : STDERR_KEEP);
 }
 
+// Creates the worker's stdin, stdout and stderr: our ends go to its handles, the worker's
+// into CHILD. 0, or a negative errno (with the ends made so far in the handles and CHILD).
+static int open_pipes(Worker *w, int child[3]) {
+  uv_pipe_t *ours[3] = {&w->to_worker, &w->from_worker, &w->worker_stderr};
+  for (int i = 0; i < 3; i++) {
+    uv_file fds[2]; // read end, write end
+    int rc = uv_pipe(fds, 0, 0);
+    if (rc < 0) return rc;
+    int mine = i == 0 ? fds[1] : fds[0];
+    child[i] = i == 0 ? fds[0] : fds[1];
+    rc = uv_pipe_open(ours[i], mine);
+    if (rc < 0) {
+      close(mine);
+      return rc;
+    }
+  }
+  return 0;
+}
+
 // Starts one more worker process and adds it to the pool. 0, or a negative errno.
 static int spawn_worker(WorkerPool *pool, Worker **out) {
+  if (pool->spawner_gone) return UV_ESRCH;
   Worker *w = xcalloc(1, sizeof *w);
   w->pool = pool;
-  w->serial = ++pool->spawned;
+  w->serial = ++workers_spawned;
   pool->allocated++;
   uv_pipe_init(pool->loop, &w->to_worker, 0);
   uv_pipe_init(pool->loop, &w->from_worker, 0);
   uv_pipe_init(pool->loop, &w->worker_stderr, 0);
-  w->to_worker.data = w->from_worker.data = w->worker_stderr.data = w->process.data =
-      w->write_req.data = w;
+  w->to_worker.data = w->from_worker.data = w->worker_stderr.data = w->write_req.data = w;
+  w->open_handles = 3;
 
-  // The child gets exactly these three descriptors: libuv creates the pipes
-  // close-on-exec, and the worker closes anything above 2 that still slips through.
-  uv_stdio_container_t stdio[3] = {
-      {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&w->to_worker},
-      {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&w->from_worker},
-      {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&w->worker_stderr},
-  };
-  char worker_flag[] = "--worker";
-  char *args[] = {pool->exe, worker_flag, NULL};
-  uv_process_options_t options = {
-      .exit_cb = worker_exited,
-      .file = pool->exe,
-      .args = args,
-      .stdio_count = 3,
-      .stdio = stdio,
-  };
-  int rc = uv_spawn(pool->loop, &w->process, &options);
-  w->process.data = w; // uv_spawn initializes the handle, data included
-  w->open_handles = 4;
-  if (rc < 0) goto fail_spawn;
+  // The worker gets exactly the three ends in CHILD; they and ours are close-on-exec, and
+  // the worker closes anything above 2 that the spawner still had.
+  int child[3] = {-1, -1, -1};
+  int rc = open_pipes(w, child);
+  if (rc == 0) rc = spawner_spawn(w->serial, child);
+  for (int i = 0; i < 3; i++)
+    if (child[i] >= 0) close(child[i]);
+  if (rc < 0) goto fail_pipes;
   rc = uv_read_start((uv_stream_t *)&w->from_worker, alloc_response, read_response);
   if (rc < 0) goto fail_read;
   rc = uv_read_start((uv_stream_t *)&w->worker_stderr, alloc_stderr, read_stderr);
@@ -332,19 +336,59 @@ static int spawn_worker(WorkerPool *pool, Worker **out) {
   w->next = pool->workers;
   pool->workers = w;
   pool->num_workers++;
-  note("started SPIR-V worker %u (pid %d)", w->serial, w->process.pid);
   *out = w;
   return 0;
 
 fail_read:
-  uv_process_kill(&w->process, SIGKILL);
-fail_spawn:
+  spawner_kill(w->serial);
+fail_pipes:
   w->reaped = true; // never listed
   close_stdin(w);
   close_handle((uv_handle_t *)&w->from_worker);
   close_handle((uv_handle_t *)&w->worker_stderr);
-  close_handle((uv_handle_t *)&w->process);
   return rc;
+}
+
+static Worker *find_worker(WorkerPool *pool, unsigned serial) {
+  for (Worker *w = pool->workers; w; w = w->next)
+    if (w->serial == serial) return w;
+  return NULL;
+}
+
+// The spawner's reports: a worker started, could not start, or ended. If the spawner itself
+// is gone, its workers are killed with it (spawner.c) and no exit will be reported: they
+// count as ended, and are reaped once their pipes close.
+static void read_reports(uv_poll_t *handle, int status, int events) {
+  (void)events;
+  WorkerPool *pool = handle->data;
+  SpawnerMessage m;
+  int rc;
+  while (status == 0 && (rc = spawner_receive(&m)) > 0) {
+    Worker *w = find_worker(pool, m.serial);
+    if (!w) continue; // one killed and reaped in the meantime
+    if (m.kind == SPAWNER_STARTED) {
+      w->pid = (int)m.value;
+      note("started SPIR-V worker %u (pid %d)", w->serial, w->pid);
+    } else if (m.kind == SPAWNER_FAILED) {
+      if (!w->failure)
+        w->failure = format("cannot start SPIR-V worker %u: %s", w->serial, strerror((int)m.value));
+      worker_exited(w, 127, 0);
+    } else if (m.kind == SPAWNER_EXITED) {
+      worker_exited(w, m.value, m.signal);
+    }
+  }
+  if (status == 0 && rc == 0) return;
+  uv_poll_stop(handle);
+  pool->spawner_gone = true;
+  for (Worker *w = pool->workers, *next; w; w = next) {
+    next = w->next; // maybe_reap may unlink w
+    if (w->exited) continue;
+    if (!w->failure)
+      w->failure = format("SPIR-V worker %u ended with the worker spawner", w->serial);
+    worker_exited(w, 127, 0);
+  }
+  dispatch(pool); // with no spawner, waiting jobs fail rather than wait
+  maybe_finish_stop(pool);
 }
 
 static void send_job(Worker *w, Job *job) {
@@ -384,9 +428,9 @@ static void dispatch(WorkerPool *pool) {
         Job *job = pool->queue_head;
         pool->queue_head = job->next;
         if (!pool->queue_head) pool->queue_tail = &pool->queue_head;
-        finish_job(
-            pool, job, (Buffer){0},
-            format("cannot start a SPIR-V worker (%s --worker): %s", pool->exe, uv_strerror(rc)));
+        finish_job(pool, job, (Buffer){0},
+                   format("cannot start a SPIR-V worker: %s",
+                          rc == UV_ESRCH ? "the worker spawner has ended" : uv_strerror(rc)));
         continue;
       }
     }
@@ -398,23 +442,20 @@ static void dispatch(WorkerPool *pool) {
 }
 
 // Once stopping and out of work: EOF to every worker; they exit and get reaped. After
-// the last worker is freed the anchor closes and its callback frees the pool.
+// the last worker is freed the spawner's handle closes and its callback frees the pool.
 static void maybe_finish_stop(WorkerPool *pool) {
   if (!pool->stopping || pool->pending) return;
   for (Worker *w = pool->workers; w; w = w->next)
     close_stdin(w);
   if (!pool->workers && !pool->allocated && !pool->closing) {
     pool->closing = true;
-    uv_close((uv_handle_t *)&pool->anchor, free_pool);
+    uv_close((uv_handle_t *)&pool->reports, free_pool);
   }
 }
 
 WorkerPool *worker_pool_start(uv_loop_t *loop, int num_workers, char **errmsg) {
-  char exe[PATH_MAX];
-  size_t size = sizeof exe;
-  int rc = uv_exepath(exe, &size);
-  if (rc < 0) {
-    *errmsg = format("cannot find our own executable for the SPIR-V workers: %s", uv_strerror(rc));
+  if (spawner_fd() < 0) {
+    *errmsg = xstrdup("the worker spawner is not running");
     return NULL;
   }
   // A worker that dies while we write to it must cost an EPIPE, not our process.
@@ -422,12 +463,17 @@ WorkerPool *worker_pool_start(uv_loop_t *loop, int num_workers, char **errmsg) {
   if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
 
   WorkerPool *pool = xcalloc(1, sizeof *pool);
+  int rc = uv_poll_init(loop, &pool->reports, spawner_fd());
+  if (rc < 0) {
+    *errmsg = format("cannot watch the worker spawner: %s", uv_strerror(rc));
+    free(pool);
+    return NULL;
+  }
+  pool->reports.data = pool;
+  uv_poll_start(&pool->reports, UV_READABLE, read_reports);
   pool->loop = loop;
-  pool->exe = xstrndup(exe, size);
   pool->max_workers = num_workers > 0 ? num_workers : 1;
   pool->queue_tail = &pool->queue_head;
-  uv_idle_init(loop, &pool->anchor);
-  pool->anchor.data = pool;
   *errmsg = NULL;
   return pool;
 }

@@ -246,7 +246,6 @@ static void llvm_fatal_error(const char *reason) {
 }
 
 static int run_link(LinkOptions *o) {
-  LLVMInstallFatalErrorHandler(llvm_fatal_error);
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
   if (!o->inputs.count) fatal(NULL, "no input files");
   if (o->triple && !is_spirv_triple(o->triple))
@@ -257,7 +256,12 @@ static int run_link(LinkOptions *o) {
     char *why;
     if (!o->llvm_spirv) o->llvm_spirv = "llvm-spirv";
     if (translator_check_version(o->llvm_spirv, &why)) fatal(o->llvm_spirv, "%s", why);
+  } else {
+    // The SPIR-V workers' parent, forked now: no thread, no temporary file, no handler yet.
+    int rc = spawner_start();
+    if (rc) fatal(NULL, "cannot start the SPIR-V worker spawner: %s", strerror(-rc));
   }
+  LLVMInstallFatalErrorHandler(llvm_fatal_error);
   check_output_writable(o->output);
   Cache cache, *cachep = NULL;
   if (o->cache_dir) {
@@ -354,6 +358,7 @@ static int run_link(LinkOptions *o) {
   STAGE("hooks", {
     if (o->full_lto) index_definitions(&sources, &r, cachep, o->jobs); // thin_link's is done
     run_hooks(&r, optimized, &sources, &ho, results);
+    spawner_stop(); // once reaped, its workers' CPU time and peak RSS count as our children's
   });
   completion_sources_free(&sources);
   exit_on_errors();

@@ -48,7 +48,6 @@ static int run(int argc, char **argv) {
            LLVM_VERSION_MINOR, LLVM_VERSION_PATCH);
     return 0;
   }
-  if (!strcmp(cmd, "--worker")) return worker_main();
   if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "inspect")) return inspect_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "split")) return split_main(argc - 1, argv + 1);

@@ -507,6 +507,30 @@ void worker_pool_submit(WorkerPool *pool, Buffer bitcode, CodegenDone done, void
 // Closes the workers' pipes once every submitted job has finished; the loop then ends.
 void worker_pool_stop(WorkerPool *pool);
 
+// hooks/spawner.c — the process that forks the pool's workers. spawner_start forks it; call
+// it while the process has no other thread. 0, or a negative errno.
+int spawner_start(void);
+// Closes the spawner's socket and waits for it (and so for every worker's resource usage).
+void spawner_stop(void);
+// The linker's end of the spawner's socket, to poll for reports; -1 when not started.
+int spawner_fd(void);
+// Asks for worker SERIAL on FDS (its stdin, stdout, stderr; ours to close after). 0, or a
+// negative errno (-ESRCH: the spawner has ended); whether it started comes as a report. A
+// worker is killed when the spawner ends.
+int spawner_spawn(unsigned serial, const int fds[3]);
+// Kills worker SERIAL unless it has already been reaped.
+void spawner_kill(unsigned serial);
+// Reports from the spawner: STARTED (value: pid), FAILED (value: errno), EXITED (value:
+// exit status, signal: the signal that ended it, or 0).
+enum { SPAWNER_STARTED = 10, SPAWNER_FAILED = 11, SPAWNER_EXITED = 12 };
+typedef struct {
+  uint32_t kind, serial;
+  int64_t value;
+  int32_t signal;
+} SpawnerMessage;
+// The next report: 1, 0 if none is waiting, -EPIPE once the spawner has gone.
+int spawner_receive(SpawnerMessage *m);
+
 //
 // spirv/ — SPIR-V generation and checks
 //
@@ -516,9 +540,12 @@ void worker_pool_stop(WorkerPool *pool);
 // static (llvm/llvm-project#160613), so later calls can emit duplicate ids. Use the
 // worker pool, which runs each module in a fresh fork. 0, or -1 with *errmsg.
 int spirv_emit(LLVMModuleRef m, Buffer *out, char **errmsg);
-// The hidden `sycl-thinlto --worker` mode: serves codegen requests on stdin/stdout, each
-// in a child forked for it.
+// A SPIR-V worker, forked by hooks/spawner.c: serves codegen requests on stdin/stdout,
+// each in a child forked for it; returns its exit status.
 int worker_main(void);
+// What every worker needs set up once (the target, the fatal-error handler): the spawner
+// calls it before it forks any.
+void spirv_worker_init(void);
 // The SPIR-V extensions generated code may use (the backend's -spirv-ext, the
 // translator's --spirv-ext); each is emitted only where a module needs it.
 extern const char *const spirv_extensions;

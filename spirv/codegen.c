@@ -1,5 +1,5 @@
-// SPIR-V generation with LLVM's own backend, in process, and the `--worker` mode that
-// serves it to the worker pool over stdin/stdout. It does not schedule or parallelize.
+// SPIR-V generation with LLVM's own backend, in process, and the worker that serves it to
+// the worker pool over stdin/stdout. It does not schedule or parallelize.
 #include "sycl_thinlto.h"
 
 #include <errno.h>
@@ -179,7 +179,7 @@ fail_handler:
 }
 
 //
-// The worker: `sycl-thinlto --worker`, spawned by hooks/pool.c.
+// The worker: a process forked by hooks/spawner.c for hooks/pool.c.
 //
 // Frames both ways are WorkerFrame headers (sycl_thinlto.h) in host byte order: parent
 // and worker are the same binary on the same machine. The worker answers each request
@@ -415,34 +415,43 @@ static int take_protocol_fds(void) {
   return 0;
 }
 
+static void init_worker(void) {
+  pthread_once(&target_once, init_spirv_target);
+  LLVMEnablePrettyStackTrace(); // a crashing child leaves a stack dump in its log
+  LLVMResetFatalErrorHandler(); // the linker's reports as the linker: not ours
+  LLVMInstallFatalErrorHandler(answer_fatal_error);
+}
+
+void spirv_worker_init(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_worker);
+}
+
 int worker_main(void) {
   int rc = take_protocol_fds();
   if (rc < 0) {
-    fprintf(stderr, "%s --worker: cannot set up its descriptors: %s\n", TOOL_NAME, strerror(-rc));
+    fprintf(stderr, "%s worker: cannot set up its descriptors: %s\n", TOOL_NAME, strerror(-rc));
     return 2;
   }
-  // Everything a child needs is set up once, here, before the first fork.
-  pthread_once(&target_once, init_spirv_target);
-  LLVMEnablePrettyStackTrace(); // a crashing child leaves a stack dump in its log
-  LLVMInstallFatalErrorHandler(answer_fatal_error);
+  spirv_worker_init(); // done by the spawner already: everything a child needs, once
 
   for (;;) {
     WorkerFrame header;
     rc = read_all(request_fd, &header, sizeof header);
     if (rc == 1) return 0; // EOF between requests: the pool is done with us
     if (rc < 0) {
-      fprintf(stderr, "%s --worker: reading a request: %s\n", TOOL_NAME, strerror(-rc));
+      fprintf(stderr, "%s worker: reading a request: %s\n", TOOL_NAME, strerror(-rc));
       return 2;
     }
     if (header.magic != WORKER_MAGIC || header.kind != WORKER_CODEGEN ||
         header.size > (1ull << 40)) {
-      fprintf(stderr, "%s --worker: malformed request header\n", TOOL_NAME);
+      fprintf(stderr, "%s worker: malformed request header\n", TOOL_NAME);
       return 2;
     }
     uint8_t *bitcode = xmalloc(header.size);
     rc = read_all(request_fd, bitcode, header.size);
     if (rc) {
-      fprintf(stderr, "%s --worker: reading %llu bytes of bitcode: %s\n", TOOL_NAME,
+      fprintf(stderr, "%s worker: reading %llu bytes of bitcode: %s\n", TOOL_NAME,
               (unsigned long long)header.size, rc == 1 ? "end of input" : strerror(-rc));
       free(bitcode);
       return 2;
@@ -452,7 +461,7 @@ int worker_main(void) {
     rc = serve_request(bitcode, header.size);
     free(bitcode);
     if (rc < 0) {
-      fprintf(stderr, "%s --worker: writing a response: %s\n", TOOL_NAME, strerror(-rc));
+      fprintf(stderr, "%s worker: writing a response: %s\n", TOOL_NAME, strerror(-rc));
       return 2;
     }
   }

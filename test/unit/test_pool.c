@@ -3,6 +3,7 @@
 #include "sycl_thinlto.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,11 +170,15 @@ static bool is_spirv(Buffer b) {
 }
 
 // Child processes of this one: the pool must start no more workers than it has jobs.
-static int count_children(void) {
-  DIR *d = opendir("/proc");
+// The workers alive: the processes whose parent is a child of ours (the spawner). The
+// children the workers fork per module are one generation further and not counted.
+static int count_workers(void) {
+  enum { MAX = 4096 };
+  static int pids[MAX], ppids[MAX];
   int n = 0;
+  DIR *d = opendir("/proc");
   struct dirent *e;
-  while (d && (e = readdir(d))) {
+  while (d && n < MAX && (e = readdir(d))) {
     char path[300], buf[512];
     snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
     FILE *f = fopen(path, "re");
@@ -182,11 +187,14 @@ static int count_children(void) {
     fclose(f);
     buf[len] = 0;
     char *rp = strrchr(buf, ')');
-    int ppid;
-    if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == getpid()) n++;
+    if (rp && sscanf(rp + 2, "%*c %d", &ppids[n]) == 1) pids[n++] = atoi(e->d_name);
   }
   if (d) closedir(d);
-  return n;
+  int workers = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      if (ppids[i] == pids[j] && ppids[j] == getpid()) workers++;
+  return workers;
 }
 
 typedef struct Result {
@@ -194,7 +202,7 @@ typedef struct Result {
   int calls;
   Buffer spirv;
   char *errmsg;
-  int children_seen; // count_children() when the callback ran
+  int children_seen; // count_workers() when the callback ran
   // Chained work: when this job finishes, submit NEXT_BITCODE with NEXT, or stop.
   Buffer next_bitcode;
   struct Result *next;
@@ -206,7 +214,7 @@ static void job_done(void *arg, Buffer spirv, char *errmsg) {
   r->calls++;
   r->spirv = spirv;
   r->errmsg = errmsg;
-  if (!benchmarking) r->children_seen = count_children(); // scans /proc: too slow to time
+  if (!benchmarking) r->children_seen = count_workers(); // scans /proc: too slow to time
   if (r->next) {
     worker_pool_submit(r->pool, r->next_bitcode, job_done, r->next);
     r->next = NULL;
@@ -370,7 +378,89 @@ static void test_idle_pool_stops(void) {
   worker_pool_stop(pool);
   CHECK(uv_run(&loop, UV_RUN_DEFAULT) == 0, "the loop still has work");
   CHECK(uv_loop_close(&loop) == 0, "handles left open on the loop");
-  CHECK(count_children() == 0, "an idle pool started %d processes", count_children());
+  CHECK(count_workers() == 0, "an idle pool started %d processes", count_workers());
+}
+
+// The spawner's pid: our one child that is not a per-module reference child.
+static pid_t find_spawner(void) {
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  pid_t found = -1;
+  while (d && (e = readdir(d))) {
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE *f = fopen(path, "re");
+    if (!f) continue;
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = 0;
+    char *rp = strrchr(buf, ')');
+    int ppid;
+    if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == getpid()) found = atoi(e->d_name);
+  }
+  if (d) closedir(d);
+  return found;
+}
+
+typedef struct {
+  WorkerPool *pool;
+  Buffer bitcode;
+  Result later[2];
+} KillSpawner;
+
+// The first job's callback: the spawner dies (and its workers with it), then more work
+// comes and the pool is stopped.
+static void kill_spawner_then_submit(void *arg, Buffer spirv, char *errmsg) {
+  KillSpawner *k = arg;
+  CHECK(!errmsg && is_spirv(spirv), "the job before the spawner died: %s", errmsg);
+  free(spirv.data);
+  free(errmsg);
+  pid_t spawner = find_spawner();
+  CHECK(spawner > 0, "no spawner among our children");
+  if (spawner > 0) {
+    kill(spawner, SIGKILL);
+    waitpid(spawner, NULL, 0);
+  }
+  for (int i = 0; i < 2; i++)
+    worker_pool_submit(k->pool, copy_buffer(k->bitcode), job_done, &k->later[i]);
+  worker_pool_stop(k->pool);
+}
+
+// Runs last: the spawner dies under a pool. Every job still gets exactly one answer, the
+// loop ends, and a later pool's jobs fail with a message instead of waiting.
+static void test_spawner_gone(void) {
+  char *ir = kernel_ir(300, 2, false);
+  Buffer bc = bitcode_of(ir);
+  free(ir);
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  char *errmsg = NULL;
+  KillSpawner k = {.bitcode = bc};
+  k.pool = worker_pool_start(&loop, 2, &errmsg);
+  worker_pool_submit(k.pool, copy_buffer(bc), kill_spawner_then_submit, &k);
+  CHECK(uv_run(&loop, UV_RUN_DEFAULT) == 0, "the loop still has work");
+  CHECK(uv_loop_close(&loop) == 0, "handles left open on the loop");
+  for (int i = 0; i < 2; i++) {
+    Result *r = &k.later[i];
+    CHECK(r->calls == 1, "job %d after the spawner died: %d answers", i, r->calls);
+    CHECK(r->errmsg ? !r->spirv.size : is_spirv(r->spirv), "job %d: neither SPIR-V nor an error",
+          i);
+    if (verbose) fprintf(stderr, "after the spawner died: %s\n", r->errmsg ? r->errmsg : "SPIR-V");
+    free(r->spirv.data);
+    free(r->errmsg);
+  }
+
+  uv_loop_init(&loop);
+  WorkerPool *pool = worker_pool_start(&loop, 2, &errmsg);
+  Result late = {0};
+  worker_pool_submit(pool, bc, job_done, &late);
+  worker_pool_stop(pool);
+  CHECK(uv_run(&loop, UV_RUN_DEFAULT) == 0, "the loop still has work");
+  CHECK(uv_loop_close(&loop) == 0, "handles left open on the loop");
+  CHECK(late.calls == 1 && late.errmsg && strstr(late.errmsg, "spawner has ended"),
+        "a job with no spawner: %s", late.errmsg ? late.errmsg : "no error");
+  free(late.spirv.data);
+  free(late.errmsg);
 }
 
 static double run_pool(Buffer *bitcode, int n, int workers) {
@@ -427,23 +517,30 @@ static int bench(int n, int helpers) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "--worker")) return worker_main();
-  if (argc > 2 && !strcmp(argv[1], "--bench"))
-    return bench(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 40);
-  verbose = getenv("TEST_POOL_VERBOSE") != NULL;
-  setenv("SYCL_THINLTO_WORKER_CRASH_TEST", "1", 1); // the workers inherit it
+  (void)argc;
 #ifdef SANITIZER_OPTIONS
-  // Sanitizers turn SIGSEGV into an exit status; the crash checks expect the signal.
+  // Sanitizers turn SIGSEGV into an exit status; the crash checks expect the signal. The
+  // workers are forked, not executed, so the runtime must read the option at our start.
   const char *old = getenv(SANITIZER_OPTIONS);
-  char *options = format("%s%shandle_segv=0", old ? old : "", old && *old ? ":" : "");
-  setenv(SANITIZER_OPTIONS, options, 1);
-  free(options);
+  if (!old || !strstr(old, "handle_segv=0")) {
+    char *options = format("%s%shandle_segv=0", old ? old : "", old && *old ? ":" : "");
+    setenv(SANITIZER_OPTIONS, options, 1);
+    execv("/proc/self/exe", argv);
+    die("cannot run test_pool again with %s=%s", SANITIZER_OPTIONS, options);
+  }
 #endif
+  bool benchmark = argv[1] && argv[2] && !strcmp(argv[1], "--bench");
+  if (!benchmark) setenv("SYCL_THINLTO_WORKER_CRASH_TEST", "1", 1); // the workers inherit it
+  int rc = spawner_start(); // before any thread, and before this process runs the backend
+  if (rc) die("cannot start the worker spawner: %s", strerror(-rc));
+  if (benchmark) return bench(atoi(argv[2]), argv[3] ? atoi(argv[3]) : 40);
+  verbose = getenv("TEST_POOL_VERBOSE") != NULL;
 
   test_idle_pool_stops();
   test_results_match_in_process();
   test_chained_submit_and_stop();
   test_one_worker_many_modules_valid();
+  test_spawner_gone(); // last: no spawner after it
   if (failures) {
     fprintf(stderr, "test_pool: %d check(s) failed\n", failures);
     return 1;
