@@ -495,7 +495,7 @@ int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_lev
 // Names reserved to the implementation: "__" before or after (Itanium) demangling.
 bool is_implementation_name(const char *name);
 
-// hooks/pool.c — long-lived worker processes of our own binary (ARCHITECTURE fact 9).
+// hooks/pool.c — long-lived worker processes, forked by the spawner (ARCHITECTURE fact 9).
 // Loop-thread only: a worker process owns one request at a time; the loop owns the rest.
 typedef struct WorkerPool WorkerPool;
 // Called on the loop thread. On success errmsg is NULL and spirv is owned by the callee;

@@ -418,7 +418,7 @@ static int take_protocol_fds(void) {
 static void init_worker(void) {
   pthread_once(&target_once, init_spirv_target);
   LLVMEnablePrettyStackTrace(); // a crashing child leaves a stack dump in its log
-  LLVMResetFatalErrorHandler(); // the linker's reports as the linker: not ours
+  LLVMResetFatalErrorHandler(); // not the linker's (fatal(): its clean-up, its exit)
   LLVMInstallFatalErrorHandler(answer_fatal_error);
 }
 
@@ -433,7 +433,7 @@ int worker_main(void) {
     fprintf(stderr, "%s worker: cannot set up its descriptors: %s\n", TOOL_NAME, strerror(-rc));
     return 2;
   }
-  spirv_worker_init(); // done by the spawner already: everything a child needs, once
+  spirv_worker_init(); // a no-op after the spawner's: what every child needs, set up once
 
   for (;;) {
     WorkerFrame header;

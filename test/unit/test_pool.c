@@ -169,16 +169,13 @@ static bool is_spirv(Buffer b) {
   return b.size >= 20 && !memcmp(b.data, magic, 4);
 }
 
-// Child processes of this one: the pool must start no more workers than it has jobs.
-// The workers alive: the processes whose parent is a child of ours (the spawner). The
-// children the workers fork per module are one generation further and not counted.
-static int count_workers(void) {
-  enum { MAX = 4096 };
-  static int pids[MAX], ppids[MAX];
+// Every process's pid and parent pid, from /proc: how many, at most MAX.
+enum { MAX_PROCESSES = 4096 };
+static int list_processes(int pids[MAX_PROCESSES], int ppids[MAX_PROCESSES]) {
   int n = 0;
   DIR *d = opendir("/proc");
   struct dirent *e;
-  while (d && n < MAX && (e = readdir(d))) {
+  while (d && n < MAX_PROCESSES && (e = readdir(d))) {
     char path[300], buf[512];
     snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
     FILE *f = fopen(path, "re");
@@ -190,11 +187,28 @@ static int count_workers(void) {
     if (rp && sscanf(rp + 2, "%*c %d", &ppids[n]) == 1) pids[n++] = atoi(e->d_name);
   }
   if (d) closedir(d);
-  int workers = 0;
+  return n;
+}
+
+// The workers alive (the pool must start no more than it has jobs): the processes whose
+// parent is a child of ours, the spawner. The children the workers fork per module are one
+// generation further and not counted.
+static int count_workers(void) {
+  static int pids[MAX_PROCESSES], ppids[MAX_PROCESSES];
+  int n = list_processes(pids, ppids), workers = 0;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (ppids[i] == pids[j] && ppids[j] == getpid()) workers++;
   return workers;
+}
+
+// The spawner's pid: our only child while no reference module is being emitted.
+static pid_t find_spawner(void) {
+  static int pids[MAX_PROCESSES], ppids[MAX_PROCESSES];
+  int n = list_processes(pids, ppids);
+  for (int i = 0; i < n; i++)
+    if (ppids[i] == getpid()) return pids[i];
+  return -1;
 }
 
 typedef struct Result {
@@ -379,27 +393,6 @@ static void test_idle_pool_stops(void) {
   CHECK(uv_run(&loop, UV_RUN_DEFAULT) == 0, "the loop still has work");
   CHECK(uv_loop_close(&loop) == 0, "handles left open on the loop");
   CHECK(count_workers() == 0, "an idle pool started %d processes", count_workers());
-}
-
-// The spawner's pid: our one child that is not a per-module reference child.
-static pid_t find_spawner(void) {
-  DIR *d = opendir("/proc");
-  struct dirent *e;
-  pid_t found = -1;
-  while (d && (e = readdir(d))) {
-    char path[300], buf[512];
-    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-    FILE *f = fopen(path, "re");
-    if (!f) continue;
-    size_t len = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[len] = 0;
-    char *rp = strrchr(buf, ')');
-    int ppid;
-    if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == getpid()) found = atoi(e->d_name);
-  }
-  if (d) closedir(d);
-  return found;
 }
 
 typedef struct {
