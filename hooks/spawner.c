@@ -1,14 +1,15 @@
 // The SPIR-V worker spawner: a process forked from the linker before it starts any thread,
 // that forks each worker of hooks/pool.c on request. It neither feeds nor reads a worker.
 //
-// Why not spawn `sycl-thinlto --worker` (exec): a fresh process loads libLLVM again
-// (relocations, thousands of static constructors) and sets up the SPIR-V target, about
-// 12 ms of CPU before its first module, and the linker's own fork (for the exec), on the
-// loop thread, copies the page tables of a process that by the hooks holds every module's
-// bitcode: 3 ms each, one after another (bench/RESULTS.md). The spawner is forked while
-// the linker is still small and single-threaded, sets up the target once, and a worker
-// forked from it is ready at once. The linker cannot fork its workers itself once it has
-// threads: only the forking thread survives in the child, with any lock another one held.
+// Why not execute `sycl-thinlto --worker`: a fresh process loads libLLVM again (relocations,
+// thousands of static constructors) and sets up the SPIR-V target before its first module,
+// and the linker's own fork for the exec, on the loop thread, copies the page tables of a
+// process that by the hooks holds every module, one worker after another: at -j16 the last
+// workers began their first image up to 216 ms into the hooks, 8-17 ms now (bench/RESULTS.md,
+// "The spawner"). The spawner is forked while the linker is still small and single-threaded,
+// sets up the target once, and a worker forked from it is ready at once. The linker cannot
+// fork its workers itself once it has threads: only the forking thread lives on in the
+// child, and any lock another thread held stays locked there.
 #include "sycl_thinlto.h"
 
 #include <errno.h>
