@@ -305,7 +305,7 @@ static int run_link(LinkOptions *o) {
 
   // Who defines what, which definition wins, which images have kernels to emit.
   Resolution r = {0};
-  STAGE("resolve", resolve_symbols(&r, &inputs, o->allow_dependencies, o->jobs));
+  STAGE("resolve", resolve_symbols(&r, &inputs, o->allow_dependencies, cachep, o->jobs));
 
   // Canonical triple, losing weak definitions dropped, a ThinLTO summary on every module.
   STAGE("prepare", prepare_modules(&r, cachep, o->jobs));
@@ -323,7 +323,7 @@ static int run_link(LinkOptions *o) {
     STAGE("optimize", full_optimize(&full, &r, o->opt_level));
     STAGE("split", optimized = full_split(&full, &r, &o->split, &images));
     resolution_free(&r); // the inputs' resolution; the split images get their own
-    STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, o->jobs));
+    STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, cachep, o->jobs));
     sources = (CompletionSources){.bitcode = optimized, .num_modules = r.num_modules};
   } else {
     // libLTO: combined index, imports, internalization, optimization; bitcode out.

@@ -372,9 +372,11 @@ typedef struct {
   StringList cross_referenced;
 } Resolution;
 
-// Reads every module's symbols (in parallel), then resolves them.
+// Reads every module's symbols (in parallel; from CACHE for bitcode read before), then
+// resolves them.
 // Duplicate strong definitions are errors naming both inputs.
-void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, int jobs);
+void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, const Cache *cache,
+                     int jobs);
 // Everything resolve_symbols and the prepare stage allocated; not the inputs.
 void resolution_free(Resolution *r);
 // Entry point of a linked image (not __spirv_*, __sycl_*, __esimd_*, __builtin_*).

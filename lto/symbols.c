@@ -77,26 +77,146 @@ static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_func
   if (s->is_kernel) strlist_push(&m->kernels, xstrdup(s->name));
 }
 
-// Seed 002: a module without kernels defining "indirectly-callable" functions holds an
-// outlined set (the split gives each set an image of its own), or that set's dummy.
-static void find_virtual_set(LinkModule *m, LLVMModuleRef mod) {
+// What resolution reads of a module besides its symbols. Seed 002: a module without kernels
+// defining "indirectly-callable" functions holds an outlined set (the split gives each set an
+// image of its own), or that set's dummy.
+typedef struct {
+  char *set;            // the first such function's set, or NULL
+  StringList functions; // every such function
+  bool dummy_metadata;  // SPLIT_DUMMY_METADATA
+} SetFacts;
+
+static void find_virtual_set(LLVMModuleRef mod, SetFacts *out) {
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
     LLVMAttributeRef set =
         LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "indirectly-callable", 19);
     if (!set || LLVMIsDeclaration(f) || is_local(f)) continue;
     unsigned len;
     const char *value = LLVMGetStringAttributeValue(set, &len);
-    if (!m->virtual_set) m->virtual_set = xstrndup(value, len);
+    if (!out->set) out->set = xstrndup(value, len);
     size_t name_len;
     const char *name = LLVMGetValueName2(f, &name_len);
-    strlist_push(&m->virtual_functions, xstrndup(name, name_len));
+    strlist_push(&out->functions, xstrndup(name, name_len));
   }
-  m->dummy = m->virtual_set && is_dummy_image(m->input, mod);
+  out->dummy_metadata = is_dummy_image(NULL, mod);
+}
+
+// The set M holds, if it has no kernels and is no library; the facts are consumed.
+static void take_virtual_set(LinkModule *m, SetFacts *facts) {
+  if (!m->input->is_library && !m->kernels.count && facts->set) {
+    m->virtual_set = facts->set;
+    m->virtual_functions = facts->functions;
+    m->dummy = facts->dummy_metadata || is_dummy_image(m->input, NULL);
+  } else {
+    free(facts->set);
+    strlist_free(&facts->functions);
+  }
+  *facts = (SetFacts){0};
+}
+
+//
+// The cache of what resolution reads of each module: on a relink only the modules that
+// changed are parsed. An entry: one byte of flags per symbol, the symbols' names, the set,
+// its functions, the dummy flag.
+//
+
+enum { SYM_DEF = 3, SYM_FUNCTION = 4, SYM_KERNEL = 8, SYM_EXTERNAL = 16, SYM_DEVICE_GLOBAL = 32 };
+
+typedef struct {
+  LinkModule *modules;
+  const Cache *cache;
+  bool *reused; // per module: read from the cache
+} SymbolJob;
+
+// The symbols depend on the bitcode alone, and on the LLVM that reads it.
+static void symbols_key(const InputImage *in, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "symbols v1");
+  cache_hash_update(&h, in->data, in->size);
+  cache_hash_final(&h, key);
+}
+
+static void store_symbols(const Cache *cache, const char *key, const LinkModule *m,
+                          const SetFacts *facts) {
+  Buffer b = {0};
+  uint8_t *flags = xcalloc(m->num_symbols ? m->num_symbols : 1, 1);
+  StringList names = {.items = xcalloc(m->num_symbols ? m->num_symbols : 1, sizeof(char *)),
+                      .count = m->num_symbols};
+  for (size_t i = 0; i < m->num_symbols; i++) {
+    const ModuleSymbol *sym = &m->symbols[i];
+    flags[i] = (uint8_t)(sym->def | (sym->is_function ? SYM_FUNCTION : 0) |
+                         (sym->is_kernel ? SYM_KERNEL : 0) | (sym->is_external ? SYM_EXTERNAL : 0) |
+                         (sym->is_device_global ? SYM_DEVICE_GLOBAL : 0));
+    names.items[i] = sym->name; // borrowed
+  }
+  record_put(&b, flags, m->num_symbols);
+  record_put_strings(&b, &names);
+  record_put(&b, facts->set ? facts->set : "", facts->set ? strlen(facts->set) : 0);
+  record_put_strings(&b, &facts->functions);
+  uint8_t dummy = facts->dummy_metadata;
+  record_put(&b, &dummy, 1);
+  if (cache_put(cache, "symbols", key, &b)) warning(cache->dir, "cannot write a cache entry");
+  free(names.items);
+  free(flags);
+  free(b.data);
+}
+
+// True if the entry is whole: M's symbols and kernels, and FACTS, are filled from it.
+static bool load_symbols(const Cache *cache, const char *key, LinkModule *m, SetFacts *facts) {
+  Buffer entry;
+  if (cache_get(cache, "symbols", key, &entry)) return false;
+  RecordReader r = {entry.data, entry.data + entry.size, false};
+  size_t count, one;
+  const uint8_t *flags = record_get(&r, &count);
+  StringList names = {0};
+  bool ok = flags && record_get_strings(&r, &names) && names.count == count;
+  char *set = ok ? record_get_string(&r) : NULL;
+  ok = ok && set && record_get_strings(&r, &facts->functions);
+  const uint8_t *dummy = ok ? record_get(&r, &one) : NULL;
+  ok = ok && dummy && one == 1 && !r.bad && r.p == r.end;
+  for (size_t i = 0; ok && i < count; i++)
+    ok = (flags[i] & SYM_DEF) <= DEF_LINKONCE && flags[i] < 2 * SYM_DEVICE_GLOBAL;
+  if (ok) {
+    m->symbols = xcalloc(count ? count : 1, sizeof(ModuleSymbol));
+    m->num_symbols = count;
+    for (size_t i = 0; i < count; i++) {
+      ModuleSymbol *sym = &m->symbols[i];
+      *sym = (ModuleSymbol){.name = names.items[i],
+                            .def = (DefKind)(flags[i] & SYM_DEF),
+                            .is_function = flags[i] & SYM_FUNCTION,
+                            .is_kernel = flags[i] & SYM_KERNEL,
+                            .is_external = flags[i] & SYM_EXTERNAL,
+                            .is_device_global = flags[i] & SYM_DEVICE_GLOBAL};
+      names.items[i] = NULL; // the symbol owns it
+      if (sym->is_kernel) strlist_push(&m->kernels, xstrdup(sym->name));
+    }
+    facts->set = *set ? set : NULL;
+    if (!*set) free(set);
+    facts->dummy_metadata = *dummy;
+  } else {
+    free(set);
+    strlist_free(&facts->functions);
+  }
+  strlist_free(&names);
+  free(entry.data);
+  return ok;
 }
 
 // Runs on a worker thread: touches only module I.
 static void read_module_symbols(void *arg, size_t i) {
-  LinkModule *m = &((LinkModule *)arg)[i];
+  SymbolJob *job = arg;
+  LinkModule *m = &job->modules[i];
+  SetFacts facts = {0};
+  char key[CACHE_KEY_SIZE];
+  if (job->cache) {
+    symbols_key(m->input, key);
+    if (load_symbols(job->cache, key, m, &facts)) {
+      job->reused[i] = true;
+      take_virtual_set(m, &facts);
+      return;
+    }
+  }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -111,7 +231,9 @@ static void read_module_symbols(void *arg, size_t i) {
     if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true);
   for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
     add_symbol(m, &cap, g, false);
-  if (!m->input->is_library && !m->kernels.count) find_virtual_set(m, mod);
+  find_virtual_set(mod, &facts);
+  if (job->cache) store_symbols(job->cache, key, m, &facts);
+  take_virtual_set(m, &facts);
   LLVMDisposeModule(mod);
   context_dispose(ctx);
 }
@@ -164,7 +286,8 @@ void resolution_free(Resolution *r) {
   *r = (Resolution){0};
 }
 
-void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, int jobs) {
+void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, const Cache *cache,
+                     int jobs) {
   r->modules = xcalloc(inputs->count, sizeof(LinkModule));
   for (size_t i = 0; i < inputs->count; i++) {
     InputImage *in = &inputs->items[i];
@@ -180,7 +303,13 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, i
   }
   exit_on_errors();
 
-  parallel_for(r->num_modules, jobs, read_module_symbols, r->modules);
+  SymbolJob job = {r->modules, cache, xcalloc(r->num_modules ? r->num_modules : 1, sizeof(bool))};
+  parallel_for(r->num_modules, jobs, read_module_symbols, &job);
+  size_t reused = 0;
+  for (size_t i = 0; i < r->num_modules; i++)
+    reused += job.reused[i];
+  free(job.reused);
+  if (cache) note("cache: %zu of %zu module(s)' symbols reused", reused, r->num_modules);
   for (size_t i = 0; i < r->num_modules; i++)
     if (r->modules[i].prepare_error) {
       error(r->modules[i].input->origin, "%s", r->modules[i].prepare_error);
