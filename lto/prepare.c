@@ -32,8 +32,8 @@ typedef struct {
 static void prepare_key(const LinkModule *m, const Resolution *r, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "prepare v2");
-  cache_hash_update(&h, m->input->data, m->input->size);
+  cache_hash_tool(&h, "prepare v3");
+  cache_hash_string(&h, m->content_key); // the bitcode's hash, taken by resolve_symbols
   for (size_t i = 0; i < m->num_symbols; i++) {
     const ModuleSymbol *sym = &m->symbols[i];
     if (sym->def != DEF_STRONG && sym->def != DEF_WEAK) continue;

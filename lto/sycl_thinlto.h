@@ -347,7 +347,8 @@ typedef struct {
 typedef struct LinkModule {
   int index; // position in the link, also libLTO's module order
   const InputImage *input;
-  char *id; // unique module identifier for libLTO
+  char *id;                         // unique module identifier for libLTO
+  char content_key[CACHE_KEY_SIZE]; // with a cache: its bitcode's hash (resolve_symbols)
   ModuleSymbol *symbols;
   size_t num_symbols;
   StringList kernels;        // its kernels, in module order

@@ -128,12 +128,16 @@ typedef struct {
   bool *reused; // per module: read from the cache
 } SymbolJob;
 
-// The symbols depend on the bitcode alone, and on the LLVM that reads it.
-static void symbols_key(const InputImage *in, char key[CACHE_KEY_SIZE]) {
+// The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
+// hash goes into M's content key, which the prepare stage's key uses too.
+static void symbols_key(LinkModule *m, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "symbols v1");
-  cache_hash_update(&h, in->data, in->size);
+  cache_hash_update(&h, m->input->data, m->input->size);
+  cache_hash_final(&h, m->content_key);
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "symbols v2");
+  cache_hash_string(&h, m->content_key);
   cache_hash_final(&h, key);
 }
 
@@ -210,7 +214,7 @@ static void read_module_symbols(void *arg, size_t i) {
   SetFacts facts = {0};
   char key[CACHE_KEY_SIZE];
   if (job->cache) {
-    symbols_key(m->input, key);
+    symbols_key(m, key);
     if (load_symbols(job->cache, key, m, &facts)) {
       job->reused[i] = true;
       take_virtual_set(m, &facts);
