@@ -36,15 +36,6 @@ typedef struct {
   bool *reused;                        // per module: its list came from the cache
 } IndexJob;
 
-// The list depends on the bitcode alone, and on the LLVM that reads it.
-static void definitions_key(const char *content_key, char key[CACHE_KEY_SIZE]) {
-  CacheHasher h;
-  cache_hash_init(&h);
-  cache_hash_tool(&h, "definitions v1");
-  cache_hash_string(&h, content_key);
-  cache_hash_final(&h, key);
-}
-
 static bool load_definitions(const Cache *cache, const char *key, StringList *defined) {
   Buffer entry;
   if (cache_get(cache, "definitions", key, &entry)) return false;
@@ -58,15 +49,8 @@ static bool load_definitions(const Cache *cache, const char *key, StringList *de
 static void store_definitions(const Cache *cache, const char *key, const StringList *defined) {
   Buffer b = {0};
   record_put_strings(&b, defined);
-  if (cache_put(cache, "definitions", key, &b)) warning(cache->dir, "cannot write a cache entry");
+  cache_store(cache, "definitions", key, &b);
   free(b.data);
-}
-
-static void hash_module(const Buffer *bitcode, char key[CACHE_KEY_SIZE]) {
-  CacheHasher h;
-  cache_hash_init(&h);
-  cache_hash_update(&h, bitcode->data, bitcode->size);
-  cache_hash_final(&h, key);
 }
 
 // Runs on a worker thread: reads module I lazily, writes only defined[i].
@@ -75,8 +59,9 @@ static void list_definitions(void *arg, size_t i) {
   if (!job->bitcode[i].size) return; // not a source (full LTO indexes only the libraries)
   char key[CACHE_KEY_SIZE];
   if (job->cache) {
-    hash_module(&job->bitcode[i], job->content_key[i]);
-    definitions_key(job->content_key[i], key);
+    // The list depends on the bitcode alone, and on the LLVM that reads it.
+    cache_content_key(job->bitcode[i].data, job->bitcode[i].size, job->content_key[i]);
+    cache_derived_key("definitions v1", job->content_key[i], key);
     if (load_definitions(job->cache, key, &job->defined[i])) {
       job->reused[i] = true;
       buffer_drop_pages(&job->bitcode[i]);

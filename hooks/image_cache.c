@@ -80,6 +80,6 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
   record_put(&b, properties, strlen(properties));
   free(properties);
   free(deps.items); // the strings belong to LOOKED_UP and S
-  if (cache_put(c, "image", key, &b)) warning(c->dir, "cannot write a cache entry");
+  cache_store(c, "image", key, &b);
   free(b.data);
 }

@@ -51,6 +51,21 @@ void cache_hash_tool(CacheHasher *h, const char *what) {
   free(tag);
 }
 
+void cache_content_key(const void *data, size_t size, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_update(&h, data, size);
+  cache_hash_final(&h, key);
+}
+
+void cache_derived_key(const char *what, const char *content_key, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, what);
+  cache_hash_string(&h, content_key);
+  cache_hash_final(&h, key);
+}
+
 static void digest_of(const void *data, size_t size, uint8_t out[HASH_SIZE]) {
   llvm_blake3_hasher h;
   llvm_blake3_hasher_init(&h);
@@ -206,6 +221,10 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
   free(path);
   free(b.data);
   return rc;
+}
+
+void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value) {
+  if (cache_put(c, kind, key, value)) warning(c->dir, "cannot write a cache entry");
 }
 
 typedef struct {

@@ -84,8 +84,8 @@ static void prepare_one(void *arg, size_t i) {
   }
   if (bridge_write_bitcode_with_summary(mod, &m->prepared, &why))
     m->prepare_error = why;
-  else if (cache && cache_put(cache, "prepared", key, &m->prepared))
-    warning(cache->dir, "cannot write a cache entry");
+  else if (cache)
+    cache_store(cache, "prepared", key, &m->prepared);
   LLVMDisposeModule(mod);
   context_dispose(ctx);
 }

@@ -202,6 +202,10 @@ void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]);
 // Every key begins with this: WHAT (the kind and its format version), this tool's version
 // and the version of the libLLVM it runs on.
 void cache_hash_tool(CacheHasher *h, const char *what);
+// The content key of DATA: its hash alone, for keys derived from it.
+void cache_content_key(const void *data, size_t size, char key[CACHE_KEY_SIZE]);
+// The key of what WHAT derives from content alone: the tool's tag and CONTENT_KEY.
+void cache_derived_key(const char *what, const char *content_key, char key[CACHE_KEY_SIZE]);
 // lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
 int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
@@ -209,6 +213,8 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
+// cache_put for a link: an entry that cannot be written is a warning, the link goes on.
+void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);
 // Payloads of entries: records of a u64 length and bytes; string lists as a count and records.
 void record_put(Buffer *b, const void *data, size_t size);

@@ -128,19 +128,6 @@ typedef struct {
   bool *reused; // per module: read from the cache
 } SymbolJob;
 
-// The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
-// hash goes into M's content key, which the prepare stage's key uses too.
-static void symbols_key(LinkModule *m, char key[CACHE_KEY_SIZE]) {
-  CacheHasher h;
-  cache_hash_init(&h);
-  cache_hash_update(&h, m->input->data, m->input->size);
-  cache_hash_final(&h, m->content_key);
-  cache_hash_init(&h);
-  cache_hash_tool(&h, "symbols v2");
-  cache_hash_string(&h, m->content_key);
-  cache_hash_final(&h, key);
-}
-
 static void store_symbols(const Cache *cache, const char *key, const LinkModule *m,
                           const SetFacts *facts) {
   Buffer b = {0};
@@ -160,7 +147,7 @@ static void store_symbols(const Cache *cache, const char *key, const LinkModule 
   record_put_strings(&b, &facts->functions);
   uint8_t dummy = facts->dummy_metadata;
   record_put(&b, &dummy, 1);
-  if (cache_put(cache, "symbols", key, &b)) warning(cache->dir, "cannot write a cache entry");
+  cache_store(cache, "symbols", key, &b);
   free(names.items);
   free(flags);
   free(b.data);
@@ -214,7 +201,10 @@ static void read_module_symbols(void *arg, size_t i) {
   SetFacts facts = {0};
   char key[CACHE_KEY_SIZE];
   if (job->cache) {
-    symbols_key(m, key);
+    // The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
+    // hash stays in M's content key, which the prepare stage's key uses too.
+    cache_content_key(m->input->data, m->input->size, m->content_key);
+    cache_derived_key("symbols v2", m->content_key, key);
     if (load_symbols(job->cache, key, m, &facts)) {
       job->reused[i] = true;
       take_virtual_set(m, &facts);

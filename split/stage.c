@@ -93,7 +93,7 @@ static void store_split(const Cache *c, const char *key, bool already, const Spl
                im->virtual_set ? strlen(im->virtual_set) : 0);
     record_put(&b, &(uint8_t){im->dummy}, 1);
   }
-  if (cache_put(c, "split", key, &b)) warning(c->dir, "cannot write a cache entry");
+  cache_store(c, "split", key, &b);
   free(b.data);
 }
 
