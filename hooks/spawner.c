@@ -33,6 +33,26 @@ enum { SPAWN = 1, KILL = 2 };
 static int spawner_sock = -1; // the linker's end; -1 when not started
 static pid_t spawner_pid = -1;
 
+// One packet both ways: a SpawnerMessage, and room for a worker's three descriptors.
+typedef struct {
+  SpawnerMessage m;
+  struct iovec iov;
+  union {
+    struct cmsghdr align;
+    char bytes[CMSG_SPACE(3 * sizeof(int))];
+  } control;
+  struct msghdr msg;
+} Packet;
+
+static void packet_init(Packet *p) {
+  memset(p, 0, sizeof *p);
+  p->iov = (struct iovec){&p->m, sizeof p->m};
+  p->msg = (struct msghdr){.msg_iov = &p->iov,
+                           .msg_iovlen = 1,
+                           .msg_control = p->control.bytes,
+                           .msg_controllen = sizeof p->control.bytes};
+}
+
 //
 // The spawner process.
 //
@@ -105,28 +125,21 @@ static void kill_worker_process(unsigned serial) {
 
 // One request from the linker: 1 served, 0 at EOF (the linker is done or gone).
 static int serve_linker(int sock, int sigfd, const sigset_t *linker_mask) {
-  SpawnerMessage m;
-  union {
-    struct cmsghdr align;
-    char bytes[CMSG_SPACE(3 * sizeof(int))];
-  } control;
-  struct iovec iov = {&m, sizeof m};
-  struct msghdr msg = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = control.bytes,
-                       .msg_controllen = sizeof control.bytes};
-  ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  Packet p;
+  packet_init(&p);
+  const SpawnerMessage *m = &p.m;
+  ssize_t n = recvmsg(sock, &p.msg, MSG_CMSG_CLOEXEC);
   if (n < 0) return errno == EINTR ? 1 : 0;
   if (n == 0) return 0;
   int fds[3] = {-1, -1, -1};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&p.msg);
   if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
       c->cmsg_len == CMSG_LEN(3 * sizeof(int)))
     memcpy(fds, CMSG_DATA(c), sizeof fds);
-  if ((size_t)n == sizeof m && m.kind == SPAWN && fds[2] >= 0)
-    spawn_worker_process(sock, sigfd, linker_mask, m.serial, fds);
-  else if ((size_t)n == sizeof m && m.kind == KILL)
-    kill_worker_process(m.serial);
+  if ((size_t)n == sizeof *m && m->kind == SPAWN && fds[2] >= 0)
+    spawn_worker_process(sock, sigfd, linker_mask, m->serial, fds);
+  else if ((size_t)n == sizeof *m && m->kind == KILL)
+    kill_worker_process(m->serial);
   for (int i = 0; i < 3; i++)
     if (fds[i] >= 0) close(fds[i]);
   return 1;
@@ -202,29 +215,21 @@ int spawner_fd(void) {
 
 int spawner_spawn(unsigned serial, const int fds[3]) {
   if (spawner_sock < 0) return -ENOTCONN;
-  SpawnerMessage m = {.kind = SPAWN, .serial = serial};
-  union {
-    struct cmsghdr align;
-    char bytes[CMSG_SPACE(3 * sizeof(int))];
-  } control;
-  memset(&control, 0, sizeof control);
-  struct iovec iov = {&m, sizeof m};
-  struct msghdr msg = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = control.bytes,
-                       .msg_controllen = sizeof control.bytes};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  Packet p;
+  packet_init(&p);
+  p.m = (SpawnerMessage){.kind = SPAWN, .serial = serial};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&p.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(3 * sizeof(int));
   memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
   // The socket is non-blocking once the pool polls it; a full socket waits, it is not an error.
-  while (sendmsg(spawner_sock, &msg, MSG_NOSIGNAL) < 0) {
+  while (sendmsg(spawner_sock, &p.msg, MSG_NOSIGNAL) < 0) {
     if (errno == EINTR) continue;
     if (errno == EPIPE || errno == ECONNRESET) return -ESRCH; // the spawner has ended
     if (errno != EAGAIN) return -errno;
-    struct pollfd p = {.fd = spawner_sock, .events = POLLOUT};
-    poll(&p, 1, -1);
+    struct pollfd writable = {.fd = spawner_sock, .events = POLLOUT};
+    poll(&writable, 1, -1);
   }
   return 0;
 }
