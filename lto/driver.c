@@ -299,16 +299,26 @@ static int run_link(LinkOptions *o) {
   size_t files_read = inputs.num_files;
   if (!o->full_lto && (o->split.mode != SPLIT_NONE || o->split.aot))
     STAGE("split", split_inputs(&inputs, &o->split, o->jobs));
+
+  // What no unit sees alone: the aspects each kernel reaches through other units' functions
+  // and virtual-function sets. Images whose kernels turn out to differ are grouped again, a
+  // set outlined by several units becomes one image, a device_image_scope global must stay
+  // in one image. Full LTO groups once, after linking, by the same facts.
+  ProgramFacts *program;
+  STAGE("facts", program = program_facts(&inputs, cachep, o->jobs));
+  if (!o->full_lto) STAGE("regroup", program_regroup(&inputs, program, &o->split, o->jobs));
   // What the link needs of the files is in the images now (host code is not).
   release_file_bytes(&inputs, files_read);
   release_free_memory();
 
   // Who defines what, which definition wins, which images have kernels to emit.
   Resolution r = {0};
-  STAGE("resolve", resolve_symbols(&r, &inputs, o->allow_dependencies, cachep, o->jobs));
+  STAGE("resolve",
+        resolve_symbols(&r, &inputs, o->allow_dependencies, o->split.aot, cachep, o->jobs));
 
   // Canonical triple, losing weak definitions dropped, a ThinLTO summary on every module.
-  STAGE("prepare", prepare_modules(&r, cachep, o->jobs));
+  STAGE("prepare", prepare_modules(&r, program, cachep, o->jobs));
+  program_facts_free(program);
 
   size_t input_modules = r.num_modules;
   Buffer *optimized;
@@ -323,7 +333,8 @@ static int run_link(LinkOptions *o) {
     STAGE("optimize", full_optimize(&full, &r, o->opt_level));
     STAGE("split", optimized = full_split(&full, &r, &o->split, &images));
     resolution_free(&r); // the inputs' resolution; the split images get their own
-    STAGE("resolve", resolve_symbols(&r, &images, o->allow_dependencies, cachep, o->jobs));
+    STAGE("resolve",
+          resolve_symbols(&r, &images, o->allow_dependencies, o->split.aot, cachep, o->jobs));
     sources = (CompletionSources){.bitcode = optimized, .num_modules = r.num_modules};
   } else {
     // libLTO: combined index, imports, internalization, optimization; bitcode out.

@@ -24,15 +24,51 @@ static void drop_overridden(LLVMValueRef gv, const LinkModule *self, const Resol
 
 typedef struct {
   Resolution *r;
+  const ProgramFacts *program;
   const Cache *cache;
 } PrepareJob;
 
+// The entry points of M that reach aspects in the whole program, as "name=a,b" (kernels, a
+// set's functions, exports): what they are marked with, and so part of the cache key.
+static void entry_aspects(const LinkModule *m, const ProgramFacts *program, StringList *out) {
+  const StringList *lists[] = {&m->kernels, &m->virtual_functions, &m->exported};
+  for (size_t l = 0; l < 3 && program && !m->dummy; l++)
+    for (size_t i = 0; i < lists[l]->count; i++) {
+      StringList aspects = {0};
+      program_aspects(program, lists[l]->items[i], &aspects);
+      if (aspects.count) {
+        char *joined = strlist_join(&aspects, ",");
+        strlist_push(out, format("%s=%s", lists[l]->items[i], joined));
+        free(joined);
+      }
+      strlist_free(&aspects);
+    }
+}
+
+// Marks each entry point with what it reaches in other units too (sycl_used_aspects), before
+// ThinLTO inlines or imports anything: the properties and, under full LTO, the split read it.
+static void mark_entry_aspects(LLVMModuleRef mod, const StringList *entries) {
+  for (size_t i = 0; i < entries->count; i++) {
+    const char *eq = strchr(entries->items[i], '=');
+    char *name = xstrndup(entries->items[i], (size_t)(eq - entries->items[i]));
+    LLVMValueRef f = LLVMGetNamedFunction(mod, name);
+    StringList aspects = {0};
+    strlist_split_commas(&aspects, eq + 1);
+    if (f && !LLVMIsDeclaration(f)) add_used_aspects(f, &aspects);
+    strlist_free(&aspects);
+    free(name);
+  }
+}
+
 // The prepared bitcode depends on the input's bytes and on which of its definitions lost
 // (drop_overridden decides from the same resolution).
-static void prepare_key(const LinkModule *m, const Resolution *r, char key[CACHE_KEY_SIZE]) {
+static void prepare_key(const LinkModule *m, const Resolution *r, const StringList *aspects,
+                        char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "prepare v3");
+  cache_hash_tool(&h, "prepare v4");
+  for (size_t i = 0; i < aspects->count; i++) // facts of other units: an input of this module
+    cache_hash_string(&h, aspects->items[i]);
   cache_hash_string(&h, m->content_key); // the bitcode's hash, taken by resolve_symbols
   for (size_t i = 0; i < m->num_symbols; i++) {
     const ModuleSymbol *sym = &m->symbols[i];
@@ -45,13 +81,19 @@ static void prepare_key(const LinkModule *m, const Resolution *r, char key[CACHE
 
 // Runs on a worker thread: reads the shared resolution, writes only module I.
 static void prepare_one(void *arg, size_t i) {
-  Resolution *r = ((PrepareJob *)arg)->r;
-  const Cache *cache = ((PrepareJob *)arg)->cache;
+  const PrepareJob *job = arg;
+  Resolution *r = job->r;
+  const Cache *cache = job->cache;
   LinkModule *m = &r->modules[i];
+  StringList aspects = {0};
+  entry_aspects(m, job->program, &aspects);
   char key[CACHE_KEY_SIZE];
   if (cache) {
-    prepare_key(m, r, key);
-    if (cache_get(cache, "prepared", key, &m->prepared) == 0) return;
+    prepare_key(m, r, &aspects, key);
+    if (cache_get(cache, "prepared", key, &m->prepared) == 0) {
+      strlist_free(&aspects);
+      return;
+    }
   }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
@@ -59,8 +101,11 @@ static void prepare_one(void *arg, size_t i) {
   if (module_parse(ctx, m->input->data, m->input->size, m->id, false, &mod, &why)) {
     m->prepare_error = why;
     context_dispose(ctx);
+    strlist_free(&aspects);
     return;
   }
+  mark_entry_aspects(mod, &aspects);
+  strlist_free(&aspects);
   if (strcmp(LLVMGetTarget(mod), SPIRV_TRIPLE)) {
     LLVMSetTarget(mod, SPIRV_TRIPLE);
     LLVMSetDataLayout(mod, spirv64_datalayout);
@@ -90,8 +135,8 @@ static void prepare_one(void *arg, size_t i) {
   context_dispose(ctx);
 }
 
-void prepare_modules(Resolution *r, const Cache *cache, int jobs) {
-  PrepareJob job = {r, cache};
+void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache, int jobs) {
+  PrepareJob job = {r, program, cache};
   parallel_for(r->num_modules, jobs, prepare_one, &job);
   for (size_t i = 0; i < r->num_modules; i++)
     if (r->modules[i].prepare_error)

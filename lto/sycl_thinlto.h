@@ -380,10 +380,11 @@ typedef struct {
 } Resolution;
 
 // Reads every module's symbols (in parallel; from CACHE for bitcode read before), then
-// resolves them.
+// resolves them. Under AOT (no set images: kernel images are self-contained) a module
+// defining "indirectly-callable" functions is an ordinary source of definitions.
 // Duplicate strong definitions are errors naming both inputs.
-void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, const Cache *cache,
-                     int jobs);
+void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, bool aot,
+                     const Cache *cache, int jobs);
 // Everything resolve_symbols and the prepare stage allocated; not the inputs.
 void resolution_free(Resolution *r);
 // Entry point of a linked image (not __spirv_*, __sycl_*, __esimd_*, __builtin_*).
@@ -393,9 +394,12 @@ bool is_reserved_name(const char *name);
 // lto/prepare.c + lto/bridge.cpp — every module made ready for the thin link
 //
 
-// Canonical triple, overridden weak definitions dropped, written with a summary.
-// With a cache, a module whose bytes and dropped definitions are unchanged is not redone.
-void prepare_modules(Resolution *r, const Cache *cache, int jobs);
+// Canonical triple, overridden weak definitions dropped, entry points marked with the aspects
+// they reach in PROGRAM (may be NULL), written with a summary. With a cache, a module whose
+// bytes, dropped definitions and marks are unchanged is not redone.
+struct ProgramFacts;
+void prepare_modules(Resolution *r, const struct ProgramFacts *program, const Cache *cache,
+                     int jobs);
 
 // bridge.cpp: llvm-c cannot build or write a ThinLTO module summary.
 // Writes M as bitcode with a summary into *out (malloc'd). 0, or -1 with *errmsg.
@@ -727,6 +731,8 @@ int virtual_set_index(const VirtualSets *sets, LLVMValueRef f); // -1 if F is in
 // The aspects F uses: its sycl_used_aspects metadata, and with SCAN_BODY fp64/fp16 for a
 // double/half in its body (upstream clang writes no such metadata).
 void function_aspects(LLVMValueRef f, bool scan_body, StringList *aspects);
+// Adds ASPECTS (names, or numbers for unnamed ones) to F's sycl_used_aspects.
+void add_used_aspects(LLVMValueRef f, const StringList *aspects);
 // The dummy: F keeps its signature and linkage, its body becomes `ret` of zero.
 void empty_function_body(LLVMValueRef f);
 
@@ -741,6 +747,23 @@ void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadStri
 // split/stage.c: the link-time split stage: every user image without a sycl-split key or
 // mark is split in parallel and replaced by its images (their bytes join inputs->files).
 void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs);
+// split/program.c: whole-program facts, read from every bitcode image of the link (in
+// parallel; from CACHE for bitcode read before): which aspects each function reaches through
+// direct calls and "calls-indirectly" sets in any unit.
+typedef struct ProgramFacts ProgramFacts;
+ProgramFacts *program_facts(const InputSet *inputs, const Cache *cache, int jobs);
+void program_facts_free(ProgramFacts *p);
+// The aspects external function NAME reaches in the whole program (appended to OUT).
+void program_aspects(const ProgramFacts *p, const char *name, StringList *out);
+// Where the whole program decides otherwise than each unit's split did: an image whose
+// kernels reach different aspects is split again by source; the images of one virtual-
+// functions set from several units become one (and their dummies one); a device_image_scope
+// global reached from two images is an error. With --split=none only the last two. P
+// describes INPUTS as they are on entry.
+void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions *o, int jobs);
+// The same propagation within one module: its kernels and set functions get what they reach
+// in M as sycl_used_aspects (DPC++'s aspect propagation), before M is grouped.
+void propagate_aspects(LLVMModuleRef m);
 // split/command.c: `sycl-thinlto split`.
 int split_main(int argc, char **argv);
 

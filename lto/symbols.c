@@ -280,8 +280,8 @@ void resolution_free(Resolution *r) {
   *r = (Resolution){0};
 }
 
-void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, const Cache *cache,
-                     int jobs) {
+void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, bool aot,
+                     const Cache *cache, int jobs) {
   r->modules = xcalloc(inputs->count, sizeof(LinkModule));
   for (size_t i = 0; i < inputs->count; i++) {
     InputImage *in = &inputs->items[i];
@@ -311,6 +311,14 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, c
       r->modules[i].prepare_error = NULL;
     }
   exit_on_errors();
+  // Under AOT the kernel images get the sets' functions by completion, like any callee; a
+  // dummy (from a compile-time split) stays out of the link.
+  for (size_t i = 0; i < r->num_modules && aot; i++) {
+    LinkModule *m = &r->modules[i];
+    free(m->virtual_set);
+    m->virtual_set = NULL;
+    strlist_free(&m->virtual_functions);
+  }
 
   // Definitions, in module order so that ties go to the first input, as linkers do.
   StrMap defkind = {0}, users = {0};

@@ -768,6 +768,14 @@ static void internalize(LLVMValueRef gv) {
   LLVMSetComdat(gv, NULL);
 }
 
+static void export_virtual_function(LLVMValueRef f) {
+  LLVMLinkage l = LLVMGetLinkage(f);
+  if (l == LLVMExternalLinkage || l == LLVMWeakODRLinkage) return;
+  LLVMSetLinkage(f, l == LLVMLinkOnceODRLinkage ? LLVMWeakODRLinkage : LLVMExternalLinkage);
+  LLVMSetVisibility(f, LLVMDefaultVisibility);
+  LLVMSetComdat(f, NULL);
+}
+
 static void add_mark(LLVMModuleRef m, const char *name, const char *text) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   LLVMMetadataRef s = LLVMMDStringInContext2(ctx, text, strlen(text));
@@ -825,12 +833,12 @@ static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size
       if (node->kernel) {
         strlist_push(&image.kernels, xstrdup(name));
       } else {
-        // Outlined virtual functions are what their image is for: always exported.
-        if (node->virtual_set >= 0 && LLVMGetLinkage(f) != LLVMExternalLinkage) {
-          LLVMSetLinkage(f, LLVMExternalLinkage);
-          LLVMSetComdat(f, NULL);
-        }
-        if (LLVMGetLinkage(f) == LLVMExternalLinkage) strlist_push(&image.exported, xstrdup(name));
+        // Outlined virtual functions are what their image is for: always exported. An inline
+        // one (linkonce_odr) stays mergeable with its copies in other units' set images.
+        if (node->virtual_set >= 0) export_virtual_function(f);
+        LLVMLinkage linkage = LLVMGetLinkage(f);
+        if (linkage == LLVMExternalLinkage || linkage == LLVMWeakODRLinkage)
+          strlist_push(&image.exported, xstrdup(name));
       }
     } else if (node->exported && node->owner != (int)gi) {
       // A copy of what another image exports: that image is the one others link against.
@@ -902,6 +910,9 @@ static void groups_free(Groups *gs) {
 int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char **errmsg) {
   *out = (SplitResult){0};
   *errmsg = NULL;
+  // What each kernel and set function reaches in this unit (intel's aspect propagation): the
+  // groups and the dummies follow it. The link adds what other units contribute.
+  propagate_aspects(m);
   VirtualSets sets = {0};
   virtual_sets_prepare(m, o, &sets);
   // Outlining is for JIT: under AOT the device's aspects are known and nothing is outlined;

@@ -101,8 +101,8 @@ void function_aspects(LLVMValueRef f, bool scan_body, StringList *aspects) {
     }
 }
 
-// Adds ASPECTS to F's sycl_used_aspects, keeping the form the module already uses.
-static void add_used_aspects(LLVMValueRef f, const StringList *aspects) {
+// Keeps the form the module already uses.
+void add_used_aspects(LLVMValueRef f, const StringList *aspects) {
   StringList have = {0};
   read_used_aspects(f, &have);
   LLVMContextRef ctx = context_of(f);
@@ -178,23 +178,7 @@ void virtual_sets_prepare(LLVMModuleRef m, const SplitOptions *o, VirtualSets *s
   }
   sets->dropped = xcalloc(sets->names.count + 1, sizeof(bool));
 
-  // A kernel that calls into sets uses what they use (seed 002, aspects propagation).
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    unsigned len;
-    const char *calls = string_attribute(f, "calls-indirectly", &len);
-    if (!calls || LLVMIsDeclaration(f)) continue;
-    StringList aspects = {0};
-    for (const char *p = calls, *end = calls + len; p < end;) {
-      const char *comma = memchr(p, ',', (size_t)(end - p));
-      size_t n = comma ? (size_t)(comma - p) : (size_t)(end - p);
-      int index = find_set(sets, p, n); // a set defined in another unit adds nothing here
-      for (size_t i = 0; index >= 0 && i < sets->aspects[index].count; i++)
-        add_aspect(&aspects, sets->aspects[index].items[i]);
-      p += n + 1;
-    }
-    if (aspects.count) add_used_aspects(f, &aspects);
-    strlist_free(&aspects);
-  }
+  // A kernel calling into sets has their aspects already: propagate_aspects ran first.
 
   if (!o->aot) return;
   // AOT: the device is known; a set needing what it lacks is dropped, its functions' uses
