@@ -8,6 +8,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/ModuleSummaryIndex.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -58,4 +59,13 @@ extern "C" bool bridge_global_attribute(LLVMValueRef gv, const char *name, const
   *value = text.data();
   *len = text.size();
   return true;
+}
+
+// Gap: llvm-c's target machine options have no TargetOptions::UseInitArray, which is off by
+// default, so llvm.global_ctors/dtors land in .ctors.N/.dtors.N: GNU ld and gold run those,
+// lld does not. With it, they land in .init_array.N/.fini_array.N, which all three run.
+// llvm-c's LLVMTargetMachineRef is a TargetMachine * (TargetMachineC.cpp's wrap/unwrap are
+// a reinterpret_cast); the option is read when code is emitted, so setting it now counts.
+extern "C" void bridge_use_init_array(LLVMTargetMachineRef tm) {
+  reinterpret_cast<llvm::TargetMachine *>(tm)->Options.UseInitArray = true;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 #include <llvm-c/blake3.h>
 #include <uv.h>
 
@@ -410,6 +411,10 @@ void bridge_make_declaration(LLVMValueRef gv);
 // variables. True if GV has the string attribute NAME; *value (not NUL-terminated) and *len
 // then point into LLVM's storage.
 bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **value, size_t *len);
+// bridge.cpp: llvm-c cannot set TargetOptions::UseInitArray. TM then emits llvm.global_ctors
+// and llvm.global_dtors as .init_array.N/.fini_array.N (run by every ELF linker, lld too)
+// instead of .ctors.N/.dtors.N.
+void bridge_use_init_array(LLVMTargetMachineRef tm);
 
 //
 // lto/thinlto.c — the thin link and the per-module backends (libLTO)

@@ -248,8 +248,12 @@ static LLVMTargetMachineRef create_host_target_machine(const char *triple, char 
     return NULL;
   }
   // PIC: the wrapper goes into position-independent executables and shared libraries.
-  return LLVMCreateTargetMachine(target, triple, "x86-64", "", LLVMCodeGenLevelDefault,
-                                 LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
+      target, triple, "x86-64", "", LLVMCodeGenLevelDefault, LLVMRelocPIC, LLVMCodeModelDefault);
+  // The registration sections: .init_array/.fini_array, which GNU ld, gold and lld all run
+  // (lld ignores .ctors.N, LLVM's default, and the images would silently not register).
+  if (tm) bridge_use_init_array(tm);
+  return tm;
 }
 
 int write_wrapper_object(const char *path, const OffloadEntry *images,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make conformance: builds every end-to-end program with clang++-22 -fsycl through our
-# linker-wrapper mode in three variants, runs its kernels on pocl and prints a table.
+# linker-wrapper mode in several variants (one links with lld), runs its kernels on pocl and
+# prints a table.
 # It does not build sycl-thinlto itself. Usage: conformance.sh BUILD_DIR [WORK_DIR]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,15 +16,22 @@ runtime=$build/test/runtime
 
 # clang++ finds our clang-linker-wrapper on the -B directory; the programs use the test runtime.
 sycl_cxx() { "$llvm/clang++" -fsycl -I"$root/test/runtime" "$@"; }
-link_flags=(-B"$build/libexec/sycl-thinlto/" -L"$runtime" -lsycl_test_runtime -Wl,-rpath,"$runtime")
+base_link_flags=(-B"$build/libexec/sycl-thinlto/" -L"$runtime" -lsycl_test_runtime
+  -Wl,-rpath,"$runtime")
 
 declare -A variant_flags=(
   [thinlto]="-O2 -Xclang -flto=thin -Xclang -flto-unit"
   [plain]="-O2"
   [O0]="-O0"
   [split]="-O2"
+  [lld]="-O2 -Xclang -flto=thin -Xclang -flto-unit"
 )
-variants=(thinlto plain O0 split)
+variants=(thinlto plain O0 split lld)
+# The "lld" variant links the host side with lld instead of GNU ld: its kernels run only if
+# lld runs the wrapper object's registration sections (.init_array/.fini_array).
+declare -A variant_link_flags=(
+  [lld]="-fuse-ld=lld"
+)
 # The "split" variant runs `sycl-thinlto split --split=kernel` on each fat object right after
 # clang++ -c (the compile-time split of issue 3); only programs that say so take part.
 split_programs=" cross_tu "
@@ -76,6 +84,7 @@ printf '%-20s %-8s %6s %6s  %s\n' program variant passed failed note
 for program in "${programs[@]}"; do
   for variant in "${variants[@]}"; do
     early_split=
+    link_flags=("${base_link_flags[@]}" ${variant_link_flags[$variant]:-})
     if [ "$variant" = split ]; then
       [[ $split_programs == *" $program "* ]] || continue
       early_split=1
