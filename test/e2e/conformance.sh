@@ -35,7 +35,7 @@ declare -A variant_link_flags=(
 # The "split" variant runs `sycl-thinlto split --split=kernel` on each fat object right after
 # clang++ -c (the compile-time split of issue 3); only programs that say so take part.
 split_programs=" cross_tu "
-programs=(cross_tu shared_lib devicelib virtual_functions)
+programs=(cross_tu shared_lib devicelib virtual_functions virtual_functions_tu)
 # Programs whose kernels are known not to run on this machine's OpenCL, and why: shown in
 # the table as XFAIL (a failed build still fails); a pass shows as XPASS.
 declare -A expected_run_failure=()
@@ -77,6 +77,23 @@ build_virtual_functions() {
     "$llvm/clang" $opt -I"$root/test/runtime" -c "$e2e/virtual_functions/host.c" -o host.o \
       -Xclang -fembed-offload-object=device.offload &&
     sycl_cxx host.o -o app "${link_flags[@]}"
+}
+
+# The same across two units: the sets' functions and make() in one, the kernels in the other
+# (issue 14). The sets' unit has no host code of its own: its fat object wraps an empty one.
+build_virtual_functions_tu() {
+  local opt=-O2
+  case $1 in *-O0*) opt=-O0 ;; esac
+  local unit
+  for unit in sets kernels; do
+    "$llvm/llvm-as" "$e2e/virtual_functions_tu/$unit.ll" -o $unit.bc &&
+      "$llvm/llvm-offload-binary" -o $unit.offload \
+        --image=file=$unit.bc,triple=spirv64-unknown-unknown,arch=generic,kind=sycl || return 1
+  done
+  "$llvm/clang" $opt -x c -c /dev/null -o sets.o -Xclang -fembed-offload-object=sets.offload &&
+    "$llvm/clang" $opt -I"$root/test/runtime" -c "$e2e/virtual_functions_tu/host.c" -o host.o \
+      -Xclang -fembed-offload-object=kernels.offload &&
+    sycl_cxx host.o sets.o -o app "${link_flags[@]}"
 }
 
 total_failed=0
