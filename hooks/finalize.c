@@ -2,24 +2,9 @@
 // what nothing reaches is deleted. It does not compute runtime metadata or emit SPIR-V.
 #include "sycl_thinlto.h"
 
-#include <ctype.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool is_implementation_name(const char *name) {
-  if (!strncmp(name, "__", 2)) return true;
-  if (strncmp(name, "_Z", 2)) return false;
-  // The first source name of an Itanium mangling: _Z [N] [CV-qualifiers] [L] <len><id>.
-  const char *p = name + 2;
-  if (*p == 'N') p++;
-  while (*p == 'K' || *p == 'V' || *p == 'r')
-    p++;
-  if (*p == 'L') p++;
-  if (!isdigit((unsigned char)*p)) return false;
-  size_t len = strtoul(p, (char **)&p, 10);
-  return len >= 2 && strlen(p) >= 2 && p[0] == '_' && p[1] == '_';
-}
 
 static void internalize(LLVMValueRef gv, const StrMap *entry_points) {
   if (!is_internalizable(gv)) return;

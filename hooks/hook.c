@@ -80,7 +80,7 @@ static void record_undefined_users(LLVMModuleRef m, HookJob *job) {
     if (!LLVMIsDeclaration(gv) || (LLVMIsAFunction(gv) && LLVMGetIntrinsicID(gv))) continue;
     size_t len;
     const char *name = LLVMGetValueName2(gv, &len);
-    if (is_implementation_name(name)) continue;
+    if (is_builtin_name(name)) continue;
     StringList kernels = {0};
     StrMap seen = {0};
     find_kernels(gv, &kernels, &seen);
@@ -196,15 +196,15 @@ static const char *kernels_of(HookJob *job, const char *name) {
   return "";
 }
 
-// The SPIR-V's imports must be the implementation's (or a set's some image of this link
-// holds); anything else is an undefined symbol. -1 with job->error naming them all.
+// The SPIR-V's imports must be builtins (is_builtin_name) or functions of a set some image of
+// this link holds; anything else is an undefined symbol. -1 with job->error naming them all.
 static int check_undefined_imports(HookJob *job) {
   const HookOptions *opts = job->run->opts;
   const ImageResult *res = job->result;
   Buffer missing = {0};
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
-    if (is_implementation_name(name) || opts->allow_dependencies ||
+    if (is_builtin_name(name) || opts->allow_dependencies ||
         strmap_get(&job->run->set_functions, name)) // the runtime links the set's image
       continue;
     // From the cache there is no module to say which kernels need it: name the image's.

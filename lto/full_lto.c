@@ -16,8 +16,9 @@ static const char module_id_attribute[] = "sycl-module-id";
 static void mark_source(LLVMModuleRef m, const char *origin) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   size_t n = strlen(module_id_attribute);
+  bool module_ids = module_has_module_ids(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (!is_split_entry_point(f) ||
+    if (!is_split_entry_point(f, module_ids) ||
         LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, module_id_attribute, n))
       continue;
     LLVMAttributeRef a =

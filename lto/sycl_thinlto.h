@@ -336,6 +336,21 @@ int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **sec
                            size_t *section_size, char **errmsg);
 
 //
+// lto/names.c — what a function's name and attributes say about it
+//
+
+// A builtin: provided by the backend, the runtime or the device (llvm.*, __spirv_*,
+// __sycl_*, __esimd_*, __builtin_*, __devicelib_*, __clc_*, also mangled: _Z<n>__spirv_...).
+// The one test of whether a name may stay undefined; the list and why is in lto/names.c.
+bool is_builtin_name(const char *name);
+// True if some function of M carries sycl-module-id: DPC++ IR, where that attribute alone
+// marks SYCL_EXTERNAL functions. Upstream clang writes none.
+bool module_has_module_ids(LLVMModuleRef m);
+// A SYCL_EXTERNAL definition (not a kernel, not a builtin): with MODULE_IDS (its module's
+// module_has_module_ids) one with sycl-module-id, else an externally visible spir_func.
+bool is_sycl_external(LLVMValueRef f, bool module_ids);
+
+//
 // lto/symbols.c — symbol resolution over all images
 //
 
@@ -388,8 +403,6 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
                      const Cache *cache, int jobs);
 // Everything resolve_symbols and the prepare stage allocated; not the inputs.
 void resolution_free(Resolution *r);
-// Entry point of a linked image (not __spirv_*, __sycl_*, __esimd_*, __builtin_*).
-bool is_reserved_name(const char *name);
 
 //
 // lto/prepare.c + lto/bridge.cpp — every module made ready for the thin link
@@ -510,8 +523,6 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
 // With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,
 // instcombine, simplifycfg) that is all the optimization a thin image gets after import.
 int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg);
-// Names reserved to the implementation: "__" before or after (Itanium) demangling.
-bool is_implementation_name(const char *name);
 
 // hooks/pool.c — long-lived worker processes, forked by the spawner (ARCHITECTURE fact 9).
 // Loop-thread only: a worker process owns one request at a time; the loop owns the rest.
@@ -661,8 +672,10 @@ bool is_dummy_image(const InputImage *input, LLVMModuleRef m);
 // --check-imports: a warning for each imported symbol no image of this link exports.
 void check_link_imports(const ImageResult *results, size_t count);
 // A declaration the runtime must find in another image: not an intrinsic, not
-// "indirectly-callable", not __-prefixed before or after demangling (__spirv_*, __sycl_*).
-bool is_importable_declaration(LLVMValueRef f);
+// "indirectly-callable", not __-prefixed before or after demangling (__spirv_*, __sycl_*:
+// intel's rule, for this property only) and, with MODULE_IDS (DPC++ IR), one that carries
+// sycl-module-id.
+bool is_importable_declaration(LLVMValueRef f, bool module_ids);
 // properties/devicelib.c: the mask bit of the fallback library providing NAME, or 0.
 uint32_t devicelib_bit(const char *name);
 size_t devicelib_table_size(void);
@@ -717,10 +730,9 @@ int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char 
 void split_result_free(SplitResult *r);
 // True if M carries the !sycl-split mark: it was split already.
 bool module_is_split(LLVMModuleRef m);
-// An entry point the split may group: a kernel or a SYCL_EXTERNAL function (sycl-module-id,
-// or an externally visible spir_func definition), never __spirv_*, __sycl_*, __esimd_*,
-// __builtin_* (also mangled: _Z<n>__spirv_...).
-bool is_split_entry_point(LLVMValueRef f);
+// An entry point the split may group: a kernel or a SYCL_EXTERNAL function (is_sycl_external
+// with its module's module_has_module_ids), never a builtin (is_builtin_name).
+bool is_split_entry_point(LLVMValueRef f, bool module_ids);
 
 // split/virtual.c: virtual-function sets (seed 002) and optional-feature aspects.
 typedef struct {

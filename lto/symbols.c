@@ -5,14 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
-
-bool is_reserved_name(const char *name) {
-  static const char *const prefixes[] = {"__spirv_", "__sycl_", "__esimd_", "__builtin_", "llvm."};
-  for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
-    if (!strncmp(name, prefixes[i], strlen(prefixes[i]))) return true;
-  return false;
-}
+enum { CC_SPIR_KERNEL = 76 };
 
 static DefKind def_kind(LLVMValueRef gv) {
   if (LLVMIsDeclaration(gv)) return DEF_NONE;
@@ -37,24 +30,13 @@ static bool is_local(LLVMValueRef gv) {
          l == LLVMAvailableExternallyLinkage;
 }
 
-// DPC++ marks SYCL_EXTERNAL with sycl-module-id; upstream clang leaves externally visible
-// spir_func definitions, which is all a SYCL_EXTERNAL function can be there.
-static bool is_sycl_external(LLVMValueRef f, DefKind def) {
-  if (def == DEF_NONE || LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL) return false;
-  size_t len;
-  const char *name = LLVMGetValueName2(f, &len);
-  if (is_reserved_name(name) || !strncmp(name, "__", 2)) return false;
-  if (LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "sycl-module-id", 14))
-    return true;
-  return LLVMGetFunctionCallConv(f) == CC_SPIR_FUNC && def == DEF_STRONG;
-}
-
 typedef struct {
   ModuleSymbol *items;
   size_t count, cap;
 } SymbolArray;
 
-static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_function) {
+static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_function,
+                       bool module_ids) {
   if (is_local(gv)) return;
   size_t len;
   const char *name = LLVMGetValueName2(gv, &len);
@@ -67,7 +49,7 @@ static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_func
   *s = (ModuleSymbol){.name = xstrndup(name, len), .def = def_kind(gv), .is_function = is_function};
   if (is_function) {
     s->is_kernel = s->def != DEF_NONE && LLVMGetFunctionCallConv(gv) == CC_SPIR_KERNEL;
-    s->is_external = is_sycl_external(gv, s->def);
+    s->is_external = is_sycl_external(gv, module_ids);
   } else {
     const char *value;
     size_t n;
@@ -204,7 +186,7 @@ static void read_module_symbols(void *arg, size_t i) {
     // The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
     // hash stays in M's content key, which the prepare stage's key uses too.
     cache_content_key(m->input->data, m->input->size, m->content_key);
-    cache_derived_key("symbols v2", m->content_key, key);
+    cache_derived_key("symbols v3", m->content_key, key);
     if (load_symbols(job->cache, key, m, &facts)) {
       job->reused[i] = true;
       take_virtual_set(m, &facts);
@@ -221,10 +203,11 @@ static void read_module_symbols(void *arg, size_t i) {
     return;
   }
   size_t cap = 0;
+  bool module_ids = module_has_module_ids(mod);
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-    if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true);
+    if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true, module_ids);
   for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
-    add_symbol(m, &cap, g, false);
+    add_symbol(m, &cap, g, false, false);
   find_virtual_set(mod, &facts);
   if (job->cache) store_symbols(job->cache, key, m, &facts);
   take_virtual_set(m, &facts);

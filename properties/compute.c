@@ -2,6 +2,7 @@
 // from the module as intel's sycl-post-link does. It neither encodes them nor changes the module.
 #include "sycl_thinlto.h"
 
+#include <ctype.h>
 #include <llvm-c/Target.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,13 +343,32 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
   if (have_num_dim) propsets_add_u32(out, set, "work_group_num_dim", num_dim);
 }
 
-bool is_importable_declaration(LLVMValueRef f) {
+// intel's rule for SYCL/imported symbols, and for nothing else (resolution asks
+// is_builtin_name): a name that begins with "__" before or after Itanium demangling
+// (__anything, _Z8__insidev, _ZN7__spirv8internalEv) is the implementation's and not listed.
+// The first source name of a mangling: _Z [N] [CV-qualifiers] [L] <len><id>.
+static bool is_implementation_name(const char *name) {
+  if (!strncmp(name, "__", 2)) return true;
+  if (strncmp(name, "_Z", 2)) return false;
+  const char *p = name + 2;
+  if (*p == 'N') p++;
+  while (*p == 'K' || *p == 'V' || *p == 'r')
+    p++;
+  if (*p == 'L') p++;
+  if (!isdigit((unsigned char)*p)) return false;
+  size_t len = strtoul(p, (char **)&p, 10);
+  return len >= 2 && strlen(p) >= 2 && p[0] == '_' && p[1] == '_';
+}
+
+bool is_importable_declaration(LLVMValueRef f, bool module_ids) {
   if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f)) return false;
   if (has_function_attribute(f, "indirectly-callable")) return false; // linked by set (002)
+  // DPC++ declares a SYCL_EXTERNAL function with its sycl-module-id too; what it declares
+  // without one is no SYCL_EXTERNAL function and is never imported.
+  if (module_ids && !has_function_attribute(f, "sycl-module-id")) return false;
   size_t len;
   const char *name = LLVMGetValueName2(f, &len);
-  if (!strncmp(name, "llvm.", 5) || !strncmp(name, "__spirv_", 8) || !strncmp(name, "__sycl_", 7))
-    return false;
+  if (is_builtin_name(name)) return false;
   return !is_implementation_name(name);
 }
 
@@ -383,8 +403,9 @@ static void symbol_properties(LLVMModuleRef m, const PropertyInputs *in, Propert
     free(scope);
     free(size);
   }
+  bool module_ids = module_has_module_ids(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (is_importable_declaration(f) && LLVMGetFirstUse(f)) {
+    if (is_importable_declaration(f, module_ids) && LLVMGetFirstUse(f)) {
       char *name = value_name(f);
       propsets_add_u32(out, "SYCL/imported symbols", name, 1);
       free(name);

@@ -29,24 +29,6 @@ int split_mode_parse(const char *text, SplitMode *mode) {
 // Entry points
 //
 
-static bool has_prefix(const char *s, const char *prefix) {
-  return !strncmp(s, prefix, strlen(prefix));
-}
-
-// intel's rule: __spirv_*, __sycl_*, __esimd_*, __builtin_* are builtins, also when mangled
-// (_Z28__spirv_GlobalInvocationId_xv).
-static bool is_builtin_name(const char *name) {
-  const char *bare = name;
-  if (has_prefix(bare, "_Z")) {
-    bare += 2;
-    while (*bare >= '0' && *bare <= '9')
-      bare++;
-  }
-  return has_prefix(bare, "__spirv_") || has_prefix(bare, "__sycl_") ||
-         has_prefix(bare, "__esimd_") || has_prefix(name, "__builtin_") ||
-         has_prefix(name, "llvm.");
-}
-
 static bool is_kernel(LLVMValueRef f) {
   return LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL;
 }
@@ -55,20 +37,10 @@ static bool has_fn_attribute(LLVMValueRef f, const char *name) {
   return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, name, strlen(name)) != NULL;
 }
 
-// DPC++ marks SYCL_EXTERNAL with sycl-module-id; upstream clang leaves an externally visible
-// spir_func definition, which is all a SYCL_EXTERNAL function can be there (as lto/symbols.c).
-static bool is_sycl_external(LLVMValueRef f) {
-  if (LLVMIsDeclaration(f) || is_kernel(f)) return false;
-  const char *name = LLVMGetValueName2(f, &(size_t){0});
-  if (is_builtin_name(name) || has_prefix(name, "__")) return false;
-  if (has_fn_attribute(f, "sycl-module-id")) return true;
-  return LLVMGetFunctionCallConv(f) == CC_SPIR_FUNC && LLVMGetLinkage(f) == LLVMExternalLinkage;
-}
-
-bool is_split_entry_point(LLVMValueRef f) {
+bool is_split_entry_point(LLVMValueRef f, bool module_ids) {
   if (LLVMIsDeclaration(f)) return false;
   if (is_kernel(f)) return true;
-  return is_sycl_external(f);
+  return is_sycl_external(f, module_ids);
 }
 
 bool module_is_split(LLVMModuleRef m) {
@@ -249,10 +221,11 @@ static void add_user_edges(Graph *g, EdgeList *edges, uint32_t target, LLVMValue
 }
 
 static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool outline) {
+  bool module_ids = module_has_module_ids(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     Node node = {.value = f, .kind = NODE_FUNCTION, .defined = !LLVMIsDeclaration(f)};
     node.kernel = node.defined && is_kernel(f);
-    node.sycl_external = is_sycl_external(f);
+    node.sycl_external = is_sycl_external(f, module_ids);
     node.exported = node.defined && LLVMGetLinkage(f) == LLVMExternalLinkage;
     node.virtual_set = outline && node.defined ? virtual_set_index(sets, f) : -1;
     add_node(g, node, f);
@@ -468,9 +441,7 @@ static void make_groups(Groups *gs, Graph *g, const SplitOptions *o, const Virtu
                    node->virtual_set);
       continue;
     }
-    if (!node->defined || !(node->kernel || node->sycl_external) ||
-        !is_split_entry_point(node->value))
-      continue;
+    if (!node->defined || !(node->kernel || node->sycl_external)) continue;
     // Under AOT nothing is outlined: virtual functions go where the vtables take them.
     if (o->aot && has_fn_attribute(node->value, "indirectly-callable")) continue;
     char *key = mode == SPLIT_KERNEL
