@@ -126,6 +126,9 @@ void strmap_free(StrMap *m); // the copied keys and the tables; the values are t
 // Runs fn(arg, i) for every i in [0, n) on up to JOBS threads; returns when all are done.
 // fn may only touch item i and thread-safe state (error(), note()).
 void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg);
+// The value of -j / --jobs (OPTION names it in the error): 1 to MAX_JOBS, else fatal.
+enum { MAX_JOBS = 1024 }; // libuv's thread pool holds at most 1024 threads
+int parse_jobs(const char *option, const char *text);
 
 //
 // lto/trace.c — --time-trace (Chrome trace JSON) and --stats counters; thread-safe

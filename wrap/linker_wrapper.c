@@ -92,8 +92,8 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
       o->save_temps = true;
     } else if (wrapper_option(a, "sycl-thin-lto")) {
       // DPC++'s spelling; ThinLTO is what this device link does anyway.
-    } else if ((v = wrapper_option(a, "wrapper-jobs")) && *v) {
-      o->jobs = atoi(v);
+    } else if ((v = wrapper_option(a, "wrapper-jobs"))) {
+      o->jobs = parse_jobs("--wrapper-jobs", v);
     } else if ((v = wrapper_option(a, "device-linker")) && *v) {
       const char *arg = device_argument(v);
       if (arg) strlist_push(&o->device_link_args, xstrdup(arg));
