@@ -196,17 +196,46 @@ static const char *kernels_of(HookJob *job, const char *name) {
   return "";
 }
 
+// A libm-style name (sqrtf) comes from a DPC++ device library the link was not given: one
+// note per library, naming it and the names it would define.
+static void append_device_library_hints(Buffer *message, const StringList *undefined) {
+  StringList libraries = {0}; // borrowed, in the order they are first needed
+  for (size_t i = 0; i < undefined->count; i++) {
+    const char *library = devicelib_wrapper_library(undefined->items[i]);
+    if (library && !strlist_contains(&libraries, library))
+      strlist_push(&libraries, (char *)library);
+  }
+  for (size_t l = 0; l < libraries.count; l++) {
+    StringList names = {0};
+    for (size_t i = 0; i < undefined->count; i++) {
+      const char *library = devicelib_wrapper_library(undefined->items[i]);
+      if (library && !strcmp(library, libraries.items[l]))
+        strlist_push(&names, undefined->items[i]);
+    }
+    char *joined = strlist_join(&names, ", ");
+    char *line = format("\nnote: %s: defined by the device library %s; pass --device-libs=%s",
+                        joined, libraries.items[l], libraries.items[l]);
+    buffer_append(message, line, strlen(line));
+    free(line);
+    free(joined);
+    free(names.items);
+  }
+  free(libraries.items);
+}
+
 // The SPIR-V's imports must be the implementation's (or a set's some image of this link
 // holds); anything else is an undefined symbol. -1 with job->error naming them all.
 static int check_undefined_imports(HookJob *job) {
   const HookOptions *opts = job->run->opts;
   const ImageResult *res = job->result;
   Buffer missing = {0};
+  StringList undefined = {0}; // the names, borrowed
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
     if (is_implementation_name(name) || opts->allow_dependencies ||
         strmap_get(&job->run->set_functions, name)) // the runtime links the set's image
       continue;
+    strlist_push(&undefined, (char *)name);
     // From the cache there is no module to say which kernels need it: name the image's.
     const char *kernels = kernels_of(job, name);
     char *all = *kernels ? NULL : strlist_join(&res->symbols, " ");
@@ -216,6 +245,8 @@ static int check_undefined_imports(HookJob *job) {
     buffer_append(&missing, line, strlen(line));
     free(line);
   }
+  append_device_library_hints(&missing, &undefined);
+  free(undefined.items);
   if (missing.size) {
     buffer_append(&missing, "", 1);
     job->error = (char *)missing.data;

@@ -660,6 +660,9 @@ bool is_importable_declaration(LLVMValueRef f);
 // properties/devicelib.c: the mask bit of the fallback library providing NAME, or 0.
 uint32_t devicelib_bit(const char *name);
 size_t devicelib_table_size(void);
+// The DPC++ device library (a --device-libs file, "libsycl-cmath.bc") whose C wrapper defines
+// the libm-style NAME ("sqrtf") on top of __devicelib_NAME; NULL for any other name.
+const char *devicelib_wrapper_library(const char *name);
 
 //
 // split/ — early device-code split (issue 3): per kernel / per source, SYCL_EXTERNAL entry
