@@ -175,7 +175,7 @@ static void complete_work(uv_work_t *req) {
       .exported = &lm->exported,
       .allow_dependencies = run->opts->allow_dependencies,
       .dummy_image = is_dummy_image(lm->input, m),
-      .opt_level = run->opts->opt_level,
+      .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
   };
   compute_properties(m, &props, &job->result->properties);
   job->linked = module_write(m);
@@ -358,7 +358,8 @@ static void complete_done(uv_work_t *req, int status) {
 static void look_up_image(void *arg, size_t j) {
   HookJob *job = &((HookRun *)arg)->jobs[j];
   const HookRun *run = job->run;
-  image_cache_key(run->sources->content_key[job->index], run->opts, job->cache_key);
+  image_cache_key(run->sources->content_key[job->index], run->opts,
+                  run->r->modules[job->index].opt_level, job->cache_key);
   if (!image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) return;
   job->cache_hit = true;
   save_temp(run->opts, job->image, "opt.bc", &run->optimized[job->index]);
