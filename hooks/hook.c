@@ -175,7 +175,7 @@ static void complete_work(uv_work_t *req) {
       .exported = &lm->exported,
       .allow_dependencies = run->opts->allow_dependencies,
       .dummy_image = is_dummy_image(lm->input, m),
-      .opt_level = run->opts->opt_level,
+      .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
   };
   compute_properties(m, &props, &job->result->properties);
   job->linked = module_write(m);
@@ -196,17 +196,46 @@ static const char *kernels_of(HookJob *job, const char *name) {
   return "";
 }
 
+// A libm-style name (sqrtf) comes from a DPC++ device library the link was not given: one
+// note per library, naming it and the names it would define.
+static void append_device_library_hints(Buffer *message, const StringList *undefined) {
+  StringList libraries = {0}; // borrowed, in the order they are first needed
+  for (size_t i = 0; i < undefined->count; i++) {
+    const char *library = devicelib_wrapper_library(undefined->items[i]);
+    if (library && !strlist_contains(&libraries, library))
+      strlist_push(&libraries, (char *)library);
+  }
+  for (size_t l = 0; l < libraries.count; l++) {
+    StringList names = {0};
+    for (size_t i = 0; i < undefined->count; i++) {
+      const char *library = devicelib_wrapper_library(undefined->items[i]);
+      if (library && !strcmp(library, libraries.items[l]))
+        strlist_push(&names, undefined->items[i]);
+    }
+    char *joined = strlist_join(&names, ", ");
+    char *line = format("\nnote: %s: defined by the device library %s; pass --device-libs=%s",
+                        joined, libraries.items[l], libraries.items[l]);
+    buffer_append(message, line, strlen(line));
+    free(line);
+    free(joined);
+    free(names.items);
+  }
+  free(libraries.items);
+}
+
 // The SPIR-V's imports must be builtins (is_builtin_name) or functions of a set some image of
 // this link holds; anything else is an undefined symbol. -1 with job->error naming them all.
 static int check_undefined_imports(HookJob *job) {
   const HookOptions *opts = job->run->opts;
   const ImageResult *res = job->result;
   Buffer missing = {0};
+  StringList undefined = {0}; // the names, borrowed
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
     if (is_builtin_name(name) || opts->allow_dependencies ||
         strmap_get(&job->run->set_functions, name)) // the runtime links the set's image
       continue;
+    strlist_push(&undefined, (char *)name);
     // From the cache there is no module to say which kernels need it: name the image's.
     const char *kernels = kernels_of(job, name);
     char *all = *kernels ? NULL : strlist_join(&res->symbols, " ");
@@ -216,6 +245,8 @@ static int check_undefined_imports(HookJob *job) {
     buffer_append(&missing, line, strlen(line));
     free(line);
   }
+  append_device_library_hints(&missing, &undefined);
+  free(undefined.items);
   if (missing.size) {
     buffer_append(&missing, "", 1);
     job->error = (char *)missing.data;
@@ -327,7 +358,8 @@ static void complete_done(uv_work_t *req, int status) {
 static void look_up_image(void *arg, size_t j) {
   HookJob *job = &((HookRun *)arg)->jobs[j];
   const HookRun *run = job->run;
-  image_cache_key(run->sources->content_key[job->index], run->opts, job->cache_key);
+  image_cache_key(run->sources->content_key[job->index], run->opts,
+                  run->r->modules[job->index].opt_level, job->cache_key);
   if (!image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) return;
   job->cache_hit = true;
   save_temp(run->opts, job->image, "opt.bc", &run->optimized[job->index]);

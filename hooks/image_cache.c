@@ -14,13 +14,15 @@ static const char *provider_key(const CompletionSources *s, const char *name) {
   return provider ? s->content_key[provider - 1] : "-";
 }
 
-void image_cache_key(const char *content_key, const HookOptions *opts, char key[CACHE_KEY_SIZE]) {
+void image_cache_key(const char *content_key, const HookOptions *opts, int module_opt_level,
+                     char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "image v5");
-  char *options = format("tool=%d translator=%s validate=%d deps=%d O%d ext=%s", opts->tool,
-                         opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
-                         opts->allow_dependencies, opts->opt_level, spirv_extensions);
+  cache_hash_tool(&h, "image v6");
+  char *options =
+      format("tool=%d translator=%s validate=%d deps=%d O%d module O%d ext=%s", opts->tool,
+             opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
+             opts->allow_dependencies, opts->opt_level, module_opt_level, spirv_extensions);
   cache_hash_string(&h, options);
   free(options);
   cache_hash_string(&h, content_key);

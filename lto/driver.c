@@ -109,11 +109,11 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
     } else if ((v = option_value(argc, argv, &i, a, "output-file"))) {
       o->output = v;
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) { // before -j: -jobs=N
-      o->jobs = parse_count("--jobs", v);
+      o->jobs = parse_jobs("--jobs", v);
     } else if (!strncmp(a, "-j", 2)) {
       const char *n = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!n) fatal(NULL, "option '-j' needs a value");
-      o->jobs = parse_count("-j", n);
+      o->jobs = parse_jobs("-j", n);
     } else if (is_flag(a, "save-temps")) {
       o->save_temps = true;
     } else if ((v = option_value(argc, argv, &i, a, "device-libs"))) {

@@ -1,5 +1,5 @@
 // `sycl-thinlto inspect`: prints the device images read_input_file finds, as text or JSON.
-// It does not look inside the images (no bitcode or SPIR-V parsing); it links nothing.
+// It reads a bitcode image's kernels when no "symbols" key lists them; it links nothing.
 #include "sycl_thinlto.h"
 
 #include <stdio.h>
@@ -19,7 +19,8 @@ static const char usage[] =
     "  --prop    print each image's property sets in intel's .prop text (as sycl-post-link\n"
     "            writes them); with several images each starts with a line '# FILE'\n"
     "  --resolve=KERNEL  print the images the SYCL runtime links to run KERNEL (imported\n"
-    "            symbols, virtual-function sets) and a cache key for that set\n"
+    "            symbols, virtual-function sets) and a cache key for that set; with --json\n"
+    "            as {\"kernel\": ..., \"images\": [{\"file\": ...}], \"cache_key\": ...}\n"
     "  --aspects=A,B,... the device's aspects for --resolve (fp64, fp16, ... or numbers)\n"
     "  -v        say on stderr which images are skipped and why\n"
     "  --help    print this help\n";
@@ -60,15 +61,32 @@ static const OffloadString **other_keys(const InputImage *image, size_t *count) 
   return sorted;
 }
 
-// Calls visit on each name of a "symbols" value (names separated by '\n'; empty ones skipped).
-static void for_each_symbol(const char *symbols, void (*visit)(const char *, size_t, bool *),
-                            bool *first) {
-  while (symbols && *symbols) {
-    size_t len = strcspn(symbols, "\n");
-    if (len) visit(symbols, len, first);
-    symbols += len;
-    if (*symbols) symbols++;
+// An image's kernels: its "symbols" key (names separated by '\n', empty ones skipped), or for
+// bitcode without one (clang++ -fsycl -c, bare modules) the module's spir_kernel definitions.
+static void image_symbols(const InputImage *image, StringList *out) {
+  const char *s = image_key(image, "symbols");
+  if (s || image->image_kind != IMG_BITCODE) {
+    while (s && *s) {
+      size_t len = strcspn(s, "\n");
+      if (len) strlist_push(out, xstrndup(s, len));
+      s += len + (s[len] == '\n');
+    }
+    return;
   }
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef m;
+  char *why;
+  // Lazily: the function list needs no bodies.
+  if (module_parse(ctx, image->data, image->size, image->origin, true, &m, &why))
+    fatal(image->origin, "%s", why);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) == 76 /* spir_kernel */) {
+      size_t len;
+      const char *name = LLVMGetValueName2(f, &len);
+      strlist_push(out, xstrndup(name, len));
+    }
+  LLVMDisposeModule(m);
+  context_dispose(ctx);
 }
 
 //
@@ -90,12 +108,6 @@ static void print_text_value(const char *s, size_t len) {
   }
 }
 
-static void print_text_symbol(const char *name, size_t len, bool *first) {
-  (void)first;
-  putchar(' ');
-  print_text_value(name, len);
-}
-
 static void print_text_field(const char *label, const char *value) {
   printf("  %s:", label);
   if (value && *value) {
@@ -105,7 +117,7 @@ static void print_text_field(const char *label, const char *value) {
   putchar('\n');
 }
 
-static void print_image_text(const InputImage *image) {
+static void print_image_text(const InputImage *image, const StringList *symbols) {
   printf("%s: %s\n", image->origin, image_kind_name(image->image_kind));
   print_text_field("triple", image->triple);
   const char *file_triple = image_key(image, "triple");
@@ -118,7 +130,10 @@ static void print_image_text(const InputImage *image) {
   print_text_field("arch", image->arch);
   printf("  size: %zu\n", image->size);
   printf("  symbols:");
-  for_each_symbol(image_key(image, "symbols"), print_text_symbol, NULL);
+  for (size_t i = 0; i < symbols->count; i++) {
+    putchar(' ');
+    print_text_value(symbols->items[i], strlen(symbols->items[i]));
+  }
   putchar('\n');
   const char *properties = image_key(image, "properties");
   if (properties) print_text_field("properties", properties);
@@ -189,12 +204,6 @@ static void print_json_cstring(const char *s) {
   print_json_string(s, strlen(s));
 }
 
-static void print_json_symbol(const char *name, size_t len, bool *first) {
-  if (!*first) putchar(',');
-  *first = false;
-  print_json_string(name, len);
-}
-
 // The "properties" key already holds a JSON object; anything else is shown as a string.
 static void print_json_properties(const char *properties) {
   if (!properties) {
@@ -211,7 +220,7 @@ static void print_json_properties(const char *properties) {
     print_json_cstring(properties);
 }
 
-static void print_image_json(const InputImage *image) {
+static void print_image_json(const InputImage *image, const StringList *symbols) {
   fputs("{\"file\":", stdout);
   print_json_cstring(image->origin);
   fputs(",\"kind\":", stdout);
@@ -221,8 +230,10 @@ static void print_image_json(const InputImage *image) {
   fputs(",\"arch\":", stdout);
   print_json_cstring(image->arch);
   printf(",\"size\":%zu,\"symbols\":[", image->size);
-  bool first = true;
-  for_each_symbol(image_key(image, "symbols"), print_json_symbol, &first);
+  for (size_t i = 0; i < symbols->count; i++) {
+    if (i) putchar(',');
+    print_json_cstring(symbols->items[i]);
+  }
   fputs("],\"keys\":{", stdout);
   size_t count;
   const OffloadString **keys = other_keys(image, &count);
@@ -238,17 +249,25 @@ static void print_image_json(const InputImage *image) {
   putchar('}');
 }
 
-static void print_images(const InputSet *inputs, bool json) {
-  if (json) fputs("{\"images\":[", stdout);
-  for (size_t i = 0; i < inputs->count; i++) {
-    if (json) {
+// FIRST_IMAGE[f] is the first image of file f (FILES of them; the last one's end is
+// inputs->count). A file without any is said to have none in the text form; JSON lists images.
+static void print_images(const InputSet *inputs, const StringList *symbols, const StringList *files,
+                         const size_t *first_image, bool json) {
+  if (json) {
+    fputs("{\"images\":[", stdout);
+    for (size_t i = 0; i < inputs->count; i++) {
       if (i) putchar(',');
-      print_image_json(&inputs->items[i]);
-    } else {
-      print_image_text(&inputs->items[i]);
+      print_image_json(&inputs->items[i], &symbols[i]);
     }
+    fputs("]}\n", stdout);
+    return;
   }
-  if (json) fputs("]}\n", stdout);
+  for (size_t f = 0; f < files->count; f++) {
+    size_t end = f + 1 < files->count ? first_image[f + 1] : inputs->count;
+    if (first_image[f] == end) printf("%s: no device images\n", files->items[f]);
+    for (size_t i = first_image[f]; i < end; i++)
+      print_image_text(&inputs->items[i], &symbols[i]);
+  }
 }
 
 // An image's property sets, decoded from its "properties" key (empty if it has none).
@@ -274,19 +293,13 @@ static void print_prop_text(const InputSet *inputs) {
 }
 
 // Every image of the inputs is a candidate, in the order the files were given.
-static void print_resolution(const InputSet *inputs, const char *kernel, const char *aspects) {
-  ResolverImage *images = xcalloc(inputs->count, sizeof *images);
-  PropertySets *props = xcalloc(inputs->count, sizeof *props);
-  StringList *symbols = xcalloc(inputs->count, sizeof *symbols);
+static void print_resolution(const InputSet *inputs, StringList *symbols, const char *kernel,
+                             const char *aspects, bool json) {
+  ResolverImage *images = xcalloc(inputs->count + 1, sizeof *images);
+  PropertySets *props = xcalloc(inputs->count + 1, sizeof *props);
   for (size_t i = 0; i < inputs->count; i++) {
     const InputImage *image = &inputs->items[i];
     image_properties(image, &props[i]);
-    const char *s = image_key(image, "symbols");
-    while (s && *s) {
-      size_t len = strcspn(s, "\n");
-      if (len) strlist_push(&symbols[i], xstrndup(s, len));
-      s += len + (s[len] == '\n');
-    }
     images[i] = (ResolverImage){.name = image->origin,
                                 .image_kind = image->image_kind,
                                 .symbols = &symbols[i],
@@ -303,10 +316,24 @@ static void print_resolution(const InputSet *inputs, const char *kernel, const c
   if (resolve_kernel_images(images, inputs->count, kernel, &device_aspects, &chosen, &num_chosen,
                             &key, &why))
     fatal(NULL, "%s", why);
-  printf("kernel: %s\n", kernel);
-  for (size_t i = 0; i < num_chosen; i++)
-    printf("image: %s\n", images[chosen[i]].name);
-  printf("cache key: %s\n", key);
+  if (json) {
+    fputs("{\"kernel\":", stdout);
+    print_json_cstring(kernel);
+    fputs(",\"images\":[", stdout);
+    for (size_t i = 0; i < num_chosen; i++) {
+      fputs(i ? ",{\"file\":" : "{\"file\":", stdout);
+      print_json_cstring(images[chosen[i]].name);
+      putchar('}');
+    }
+    fputs("],\"cache_key\":", stdout);
+    print_json_cstring(key);
+    fputs("}\n", stdout);
+  } else {
+    printf("kernel: %s\n", kernel);
+    for (size_t i = 0; i < num_chosen; i++)
+      printf("image: %s\n", images[chosen[i]].name);
+    printf("cache key: %s\n", key);
+  }
   free(chosen);
   free(key);
 }
@@ -343,15 +370,21 @@ int inspect_main(int argc, char **argv) {
 
   // Every file is read before anything is printed, so a bad one leaves no partial output.
   InputSet inputs = {0};
-  for (size_t i = 0; i < files.count; i++)
+  size_t *first_image = xcalloc(files.count, sizeof *first_image);
+  for (size_t i = 0; i < files.count; i++) {
+    first_image[i] = inputs.count;
     read_input_file(&inputs, files.items[i], false);
+  }
+  StringList *symbols = xcalloc(inputs.count + 1, sizeof *symbols);
+  for (size_t i = 0; i < inputs.count; i++)
+    image_symbols(&inputs.items[i], &symbols[i]);
 
   if (resolve) {
-    print_resolution(&inputs, resolve, aspects);
+    print_resolution(&inputs, symbols, resolve, aspects, json);
   } else if (prop) {
     print_prop_text(&inputs);
   } else {
-    print_images(&inputs, json);
+    print_images(&inputs, symbols, &files, first_image, json);
   }
   if (fflush(stdout) || ferror(stdout)) fatal(NULL, "inspect: cannot write the output");
   return 0;

@@ -127,6 +127,9 @@ void strmap_free(StrMap *m); // the copied keys and the tables; the values are t
 // Runs fn(arg, i) for every i in [0, n) on up to JOBS threads; returns when all are done.
 // fn may only touch item i and thread-safe state (error(), note()).
 void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg);
+// The value of -j / --jobs (OPTION names it in the error): 1 to MAX_JOBS, else fatal.
+enum { MAX_JOBS = 1024 }; // libuv's thread pool holds at most 1024 threads
+int parse_jobs(const char *option, const char *text);
 
 //
 // lto/trace.c — --time-trace (Chrome trace JSON) and --stats counters; thread-safe
@@ -385,6 +388,7 @@ typedef struct LinkModule {
   char *virtual_set;            // the set it holds, or NULL
   StringList virtual_functions; // its "indirectly-callable" definitions
   bool dummy;                   // SPLIT_DUMMY_KEY / SPLIT_DUMMY_METADATA
+  int opt_level;                // the level it was compiled at (module_opt_level); -1: unknown
 } LinkModule;
 
 typedef struct {
@@ -511,9 +515,10 @@ int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, Strin
 
 // hooks/image_cache.c: a finished image (SPIR-V, symbols, imports, properties) cached under
 // a key of its post-ThinLTO bitcode (CONTENT_KEY, the hash the definitions index took) and
-// the options, valid while every name completion looked up still has a provider with the
-// same content.
-void image_cache_key(const char *content_key, const HookOptions *opts, char key[CACHE_KEY_SIZE]);
+// the options (and the input module's own opt level, which optLevel follows), valid while
+// every name completion looked up still has a provider with the same content.
+void image_cache_key(const char *content_key, const HookOptions *opts, int module_opt_level,
+                     char key[CACHE_KEY_SIZE]);
 bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources *s,
                         ImageResult *out);
 void image_cache_store(const Cache *c, const char *key, const StringList *looked_up,
@@ -664,9 +669,14 @@ typedef struct {
   const StringList *exported; // its SYCL_EXTERNAL entry points (external only if allowed)
   bool allow_dependencies;    // --allow-device-image-dependencies: symbol tables are written
   bool dummy_image;           // SPLIT_DUMMY_KEY / SPLIT_DUMMY_METADATA: a set's dummy image
-  int opt_level;              // optLevel unless an entry point has "sycl-optlevel"; -1: none
+  int opt_level;              // optLevel: the input module's own level, else -O; -1: none
 } PropertyInputs;
 void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets *out);
+// The level a module's code was compiled at, for optLevel: "sycl-optlevel" (a kernel's first,
+// then any definition's); else 0 when every kernel is optnone (clang -O0; a module without
+// kernels: every definition); else -1. Read from the input: ThinLTO and finalization change
+// the module after (symbols.c keeps it in LinkModule.opt_level).
+int module_opt_level(LLVMModuleRef m);
 // A set's dummy image: SPLIT_DUMMY_KEY "1" on the input, or SPLIT_DUMMY_METADATA in M.
 bool is_dummy_image(const InputImage *input, LLVMModuleRef m);
 // --check-imports: a warning for each imported symbol no image of this link exports.
@@ -679,6 +689,9 @@ bool is_importable_declaration(LLVMValueRef f, bool module_ids);
 // properties/devicelib.c: the mask bit of the fallback library providing NAME, or 0.
 uint32_t devicelib_bit(const char *name);
 size_t devicelib_table_size(void);
+// The DPC++ device library (a --device-libs file, "libsycl-cmath.bc") whose C wrapper defines
+// the libm-style NAME ("sqrtf") on top of __devicelib_NAME; NULL for any other name.
+const char *devicelib_wrapper_library(const char *name);
 
 //
 // split/ — early device-code split (issue 3): per kernel / per source, SYCL_EXTERNAL entry

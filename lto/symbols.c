@@ -61,11 +61,12 @@ static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_func
 
 // What resolution reads of a module besides its symbols. Seed 002: a module without kernels
 // defining "indirectly-callable" functions holds an outlined set (the split gives each set an
-// image of its own), or that set's dummy.
+// image of its own), or that set's dummy. And the level it was compiled at, for optLevel.
 typedef struct {
   char *set;            // the first such function's set, or NULL
   StringList functions; // every such function
   bool dummy_metadata;  // SPLIT_DUMMY_METADATA
+  int32_t opt_level;    // module_opt_level, read here: ThinLTO and finalization change it
 } SetFacts;
 
 static void find_virtual_set(LLVMModuleRef mod, SetFacts *out) {
@@ -81,10 +82,13 @@ static void find_virtual_set(LLVMModuleRef mod, SetFacts *out) {
     strlist_push(&out->functions, xstrndup(name, name_len));
   }
   out->dummy_metadata = is_dummy_image(NULL, mod);
+  out->opt_level = module_opt_level(mod);
 }
 
-// The set M holds, if it has no kernels and is no library; the facts are consumed.
-static void take_virtual_set(LinkModule *m, SetFacts *facts) {
+// M takes its level and the set it holds, if it has no kernels and is no library; the facts
+// are consumed.
+static void take_facts(LinkModule *m, SetFacts *facts) {
+  m->opt_level = facts->opt_level;
   if (!m->input->is_library && !m->kernels.count && facts->set) {
     m->virtual_set = facts->set;
     m->virtual_functions = facts->functions;
@@ -99,7 +103,7 @@ static void take_virtual_set(LinkModule *m, SetFacts *facts) {
 //
 // The cache of what resolution reads of each module: on a relink only the modules that
 // changed are parsed. An entry: one byte of flags per symbol, the symbols' names, the set,
-// its functions, the dummy flag.
+// its functions, the dummy flag, the opt level (int32, host order: the cache is local).
 //
 
 enum { SYM_DEF = 3, SYM_FUNCTION = 4, SYM_KERNEL = 8, SYM_EXTERNAL = 16, SYM_DEVICE_GLOBAL = 32 };
@@ -129,6 +133,7 @@ static void store_symbols(const Cache *cache, const char *key, const LinkModule 
   record_put_strings(&b, &facts->functions);
   uint8_t dummy = facts->dummy_metadata;
   record_put(&b, &dummy, 1);
+  record_put(&b, &facts->opt_level, sizeof facts->opt_level);
   cache_store(cache, "symbols", key, &b);
   free(names.items);
   free(flags);
@@ -147,7 +152,9 @@ static bool load_symbols(const Cache *cache, const char *key, LinkModule *m, Set
   char *set = ok ? record_get_string(&r) : NULL;
   ok = ok && set && record_get_strings(&r, &facts->functions);
   const uint8_t *dummy = ok ? record_get(&r, &one) : NULL;
-  ok = ok && dummy && one == 1 && !r.bad && r.p == r.end;
+  size_t level_size = 0;
+  const uint8_t *level = ok && dummy && one == 1 ? record_get(&r, &level_size) : NULL;
+  ok = ok && level && level_size == sizeof facts->opt_level && !r.bad && r.p == r.end;
   for (size_t i = 0; ok && i < count; i++)
     ok = (flags[i] & SYM_DEF) <= DEF_LINKONCE && flags[i] < 2 * SYM_DEVICE_GLOBAL;
   if (ok) {
@@ -167,6 +174,7 @@ static bool load_symbols(const Cache *cache, const char *key, LinkModule *m, Set
     facts->set = *set ? set : NULL;
     if (!*set) free(set);
     facts->dummy_metadata = *dummy;
+    memcpy(&facts->opt_level, level, sizeof facts->opt_level);
   } else {
     free(set);
     strlist_free(&facts->functions);
@@ -186,10 +194,10 @@ static void read_module_symbols(void *arg, size_t i) {
     // The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
     // hash stays in M's content key, which the prepare stage's key uses too.
     cache_content_key(m->input->data, m->input->size, m->content_key);
-    cache_derived_key("symbols v3", m->content_key, key);
+    cache_derived_key("symbols v4", m->content_key, key);
     if (load_symbols(job->cache, key, m, &facts)) {
       job->reused[i] = true;
-      take_virtual_set(m, &facts);
+      take_facts(m, &facts);
       return;
     }
   }
@@ -210,7 +218,7 @@ static void read_module_symbols(void *arg, size_t i) {
     add_symbol(m, &cap, g, false, false);
   find_virtual_set(mod, &facts);
   if (job->cache) store_symbols(job->cache, key, m, &facts);
-  take_virtual_set(m, &facts);
+  take_facts(m, &facts);
   LLVMDisposeModule(mod);
   context_dispose(ctx);
 }

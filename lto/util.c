@@ -464,6 +464,16 @@ void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg
   uv_mutex_destroy(&pf.lock);
 }
 
+// 0 is no "all cores" here: leaving -j out says that; a zero or negative count is a mistake.
+int parse_jobs(const char *option, const char *text) {
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (!*text || *end || errno || v < 1 || v > MAX_JOBS)
+    fatal(NULL, "%s: expected a number of jobs from 1 to %d, not '%s'", option, MAX_JOBS, text);
+  return (int)v;
+}
+
 int replace_file(const char *tmp, const char *path) {
   struct stat st;
   if (stat(path, &st) < 0 || S_ISREG(st.st_mode)) return rename(tmp, path) < 0 ? -errno : 0;

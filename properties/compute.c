@@ -418,23 +418,45 @@ static void symbol_properties(LLVMModuleRef m, const PropertyInputs *in, Propert
     }
 }
 
-// SYCL/misc properties: optLevel from the first entry point with "sycl-optlevel", else the
-// level the link was given.
-static void misc_property(LLVMModuleRef m, const StringList *entries, int opt_level,
-                          PropertySets *out) {
+// F's "sycl-optlevel" as a number, or -1.
+static int optlevel_attribute(LLVMValueRef f) {
+  char *value = function_attribute(f, "sycl-optlevel");
   int level = -1;
-  for (size_t i = 0; i < entries->count && level < 0; i++) {
-    LLVMValueRef f = LLVMGetNamedFunction(m, entries->items[i]);
-    char *value = f ? function_attribute(f, "sycl-optlevel") : NULL;
-    char *end;
-    if (value && *value) {
-      long v = strtol(value, &end, 10);
-      if (!*end && v >= 0) level = (int)v;
-    }
-    free(value);
+  char *end;
+  if (value && *value) {
+    long v = strtol(value, &end, 10);
+    if (!*end && v >= 0 && v <= 1000) level = (int)v;
   }
-  if (level < 0) level = opt_level;
-  if (level >= 0) propsets_add_u32(out, "SYCL/misc properties", "optLevel", (uint32_t)level);
+  free(value);
+  return level;
+}
+
+int module_opt_level(LLVMModuleRef m) {
+  unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
+  int kernel_level = -1, other_level = -1;
+  size_t kernels = 0, optnone_kernels = 0, defined = 0, optnone_defined = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    bool kernel = LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL;
+    bool is_optnone = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, optnone) != NULL;
+    defined++;
+    optnone_defined += is_optnone;
+    kernels += kernel;
+    optnone_kernels += kernel && is_optnone;
+    int *level = kernel ? &kernel_level : &other_level;
+    if (*level < 0) *level = optlevel_attribute(f);
+  }
+  if (kernel_level >= 0) return kernel_level;
+  if (other_level >= 0) return other_level;
+  if (kernels ? optnone_kernels == kernels : defined && optnone_defined == defined) return 0;
+  return -1;
+}
+
+// SYCL/misc properties: optLevel, the level the input module says it was compiled at (read
+// before ThinLTO by module_opt_level), else the level the link was given.
+static void misc_property(int opt_level, PropertySets *out) {
+  if (opt_level >= 0)
+    propsets_add_u32(out, "SYCL/misc properties", "optLevel", (uint32_t)opt_level);
 }
 
 // SYCL/device globals: per global with "sycl-unique-id", {u32 size, u8 device_image_scope,
@@ -560,7 +582,7 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
   devicelib_property(m, out);
   requirements_property(m, &reach, &entries, out);
   if (in->allow_dependencies) symbol_properties(m, in, out);
-  misc_property(m, &entries, in->opt_level, out);
+  misc_property(in->opt_level, out);
   device_globals_property(m, out);
   virtual_functions_property(m, in, out);
   assert_property(m, in->kernels, out);

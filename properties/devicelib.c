@@ -1,8 +1,10 @@
 // The devicelib requirement mask: which fallback device library a __devicelib_ declaration
-// needs, looked up in devicelib_table.def. It does not scan modules (compute.c does).
+// needs, looked up in devicelib_table.def, and which library defines a libm-style name. It
+// does not scan modules (compute.c does).
 #include "sycl_thinlto.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #define DEVICELIB_LIBRARY(library, bit) enum { devicelib_bit_##library = bit };
@@ -41,4 +43,29 @@ uint32_t devicelib_bit(const char *name) {
 
 size_t devicelib_table_size(void) {
   return sizeof devicelib_functions / sizeof *devicelib_functions;
+}
+
+// DPC++ ships each fallback library in two halves: libsycl-cmath.bc's cmath_wrapper defines
+// sqrtf by calling __devicelib_sqrtf, which the runtime's fallback SPIR-V (or the device)
+// provides. So a plain name is in a wrapper library's table exactly when __devicelib_ + name
+// is in the fallback library's, and the library follows from the table's bit.
+static const struct {
+  uint32_t bit;
+  const char *file;
+} wrapper_libraries[] = {
+    {devicelib_bit_math, "libsycl-cmath.bc"},
+    {devicelib_bit_math_fp64, "libsycl-cmath-fp64.bc"},
+    {devicelib_bit_complex, "libsycl-complex.bc"},
+    {devicelib_bit_complex_fp64, "libsycl-complex-fp64.bc"},
+};
+
+const char *devicelib_wrapper_library(const char *name) {
+  char full[128];
+  if (!strncmp(name, "__", 2) ||
+      snprintf(full, sizeof full, "__devicelib_%s", name) >= (int)sizeof full)
+    return NULL;
+  uint32_t bit = devicelib_bit(full);
+  for (size_t i = 0; i < sizeof wrapper_libraries / sizeof *wrapper_libraries; i++)
+    if (wrapper_libraries[i].bit == bit) return wrapper_libraries[i].file;
+  return NULL;
 }

@@ -67,11 +67,11 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
       c->split.aot = true;
       strlist_split_commas(&c->split.aot_aspects, v);
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) {
-      c->jobs = atoi(v);
+      c->jobs = parse_jobs("--jobs", v);
     } else if (!strncmp(a, "-j", 2)) {
       const char *n = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!n) fatal(NULL, "option '-j' needs a value");
-      c->jobs = atoi(n);
+      c->jobs = parse_jobs("-j", n);
     } else {
       fatal(NULL, "unknown option '%s'; see 'sycl-thinlto split --help'", a);
     }

@@ -92,8 +92,8 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
       o->save_temps = true;
     } else if (wrapper_option(a, "sycl-thin-lto")) {
       // DPC++'s spelling; ThinLTO is what this device link does anyway.
-    } else if ((v = wrapper_option(a, "wrapper-jobs")) && *v) {
-      o->jobs = atoi(v);
+    } else if ((v = wrapper_option(a, "wrapper-jobs"))) {
+      o->jobs = parse_jobs("--wrapper-jobs", v);
     } else if ((v = wrapper_option(a, "device-linker")) && *v) {
       const char *arg = device_argument(v);
       if (arg) strlist_push(&o->device_link_args, xstrdup(arg));
@@ -259,8 +259,33 @@ static void print_command(const StringList *argv) {
   fputc('\n', stderr);
 }
 
-// Runs ARGV; on failure records an error saying which STEP failed and with what output.
-static int run_step(const WrapperOptions *o, const char *step, const StringList *argv) {
+// The input the failed device link's messages name first ("sycl-thinlto: error: app.o: ...",
+// or a member "lib.a(x.o)" of it); else every input. Our own executable's path would tell
+// the user nothing: the inputs are what they can fix.
+static char *failing_input(const Buffer *output, const StringList *inputs) {
+  static const char prefix[] = TOOL_NAME ": error: ";
+  const char *text = (const char *)output->data, *end = text + output->size;
+  for (const char *line = text; line < end;) {
+    const char *eol = memchr(line, '\n', (size_t)(end - line));
+    if (!eol) eol = end;
+    size_t n = strlen(prefix);
+    if ((size_t)(eol - line) > n && !memcmp(line, prefix, n))
+      for (size_t i = 0; i < inputs->count; i++) {
+        const char *name = inputs->items[i];
+        size_t len = strlen(name);
+        const char *after = line + n + len;
+        if (after < eol && !memcmp(line + n, name, len) && *after && strchr(":([", *after))
+          return xstrdup(name);
+      }
+    line = eol + 1;
+  }
+  return strlist_join(inputs, ", ");
+}
+
+// Runs ARGV; on failure records an error saying which STEP failed and with what output. It
+// names INPUTS (the files the step reads) when given, else the program that ran.
+static int run_step(const WrapperOptions *o, const char *step, const StringList *argv,
+                    const StringList *inputs) {
   if (o->print_commands) print_command(argv);
   if (o->dry_run) return 0;
   const char **list = xcalloc(argv->count + 1, sizeof *list);
@@ -271,20 +296,17 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
   int rc = run_tool(list, &output, &status);
   free(list);
   if (output.size) fwrite(output.data, 1, output.size, stderr);
+  char *culprit = rc >= 0 && status && inputs ? failing_input(&output, inputs) : NULL;
+  const char *what = culprit ? culprit : argv->items[0];
   free(output.data);
-  if (rc < 0) {
+  if (rc < 0)
     error(argv->items[0], "%s step: cannot run it: %s", step, strerror(-rc));
-    return -1;
-  }
-  if (WIFSIGNALED(status)) {
-    error(argv->items[0], "%s step failed: killed by signal %d", step, WTERMSIG(status));
-    return -1;
-  }
-  if (WEXITSTATUS(status)) {
-    error(argv->items[0], "%s step failed (exit status %d)", step, WEXITSTATUS(status));
-    return -1;
-  }
-  return 0;
+  else if (WIFSIGNALED(status))
+    error(what, "%s step failed: killed by signal %d", step, WTERMSIG(status));
+  else if (WEXITSTATUS(status))
+    error(what, "%s step failed (exit status %d)", step, WEXITSTATUS(status));
+  free(culprit);
+  return rc < 0 || status ? -1 : 0;
 }
 
 // The device link runs as a child process of our own binary, not in this process: the link
@@ -308,7 +330,7 @@ static int link_device_code(const WrapperOptions *o, const StringList *inputs,
   strlist_push(&argv, xstrdup("--"));
   for (size_t i = 0; i < inputs->count; i++)
     strlist_push(&argv, xstrdup(inputs->items[i]));
-  int rc = run_step(o, "device link", &argv);
+  int rc = run_step(o, "device link", &argv, inputs);
   strlist_free(&argv);
   return rc;
 }
@@ -375,7 +397,7 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
     strlist_push(&argv, xstrdup(partial_output));
   }
   if (!wrapper_added) strlist_push(&argv, xstrdup(wrapper_object));
-  int rc = run_step(o, "host link", &argv);
+  int rc = run_step(o, "host link", &argv, NULL);
   int moved;
   if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
     error(output, "cannot write the output: %s", strerror(-moved));

@@ -1,10 +1,12 @@
 // Specification of properties/devicelib.c: each __devicelib_ name maps to the bit of its
-// fallback library (intel's SYCLDeviceLibReqMask table, exact names), group sort by prefix.
+// fallback library (intel's SYCLDeviceLibReqMask table, exact names), group sort by prefix;
+// a libm-style name to the DPC++ wrapper library defining it.
 #include "sycl_thinlto.h"
 
 #include "check.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int main(void) {
   static const struct {
@@ -48,6 +50,15 @@ int main(void) {
   check(devicelib_bit("__devicelib_cosff") == 0 && devicelib_bit("__devicelib_") == 0 &&
             devicelib_bit("cosf") == 0 && devicelib_bit("__devicelib_COSF") == 0,
         "names match exactly: no prefixes, suffixes or case folding");
+  check(!strcmp(devicelib_wrapper_library("sqrtf"), "libsycl-cmath.bc") &&
+            !strcmp(devicelib_wrapper_library("sqrt"), "libsycl-cmath-fp64.bc") &&
+            !strcmp(devicelib_wrapper_library("cabsf"), "libsycl-complex.bc") &&
+            !strcmp(devicelib_wrapper_library("cabs"), "libsycl-complex-fp64.bc"),
+        "a libm-style name: the wrapper library defining it on top of __devicelib_NAME");
+  check(!devicelib_wrapper_library("__devicelib_sqrtf") && !devicelib_wrapper_library("memcpy") &&
+            !devicelib_wrapper_library("__divsc3") && !devicelib_wrapper_library("nowhere") &&
+            !devicelib_wrapper_library("imf_llmax"),
+        "no library for the fallback names themselves, cstring, __ names, others");
   printf("%s\n", failures ? "FAILED" : "all passed");
   return failures != 0;
 }

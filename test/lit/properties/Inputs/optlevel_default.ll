@@ -1,0 +1,8 @@
+; A kernel that says nothing of its level: optLevel is the link's -O (2 by default).
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spirv64-unknown-unknown"
+
+define spir_kernel void @_ZTS4KDef(ptr addrspace(1) %p) {
+  store i32 2, ptr addrspace(1) %p
+  ret void
+}
