@@ -3,34 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../vf_check.h"
 #include "sycl_test_runtime.h"
 
 struct captures {
   int *out;
   void **object;
 };
-
-static int kernels_failed;
-
-static void report(const char *kernel, int ran, int good, const char *why) {
-  if (ran && good)
-    printf("PASS %s\n", kernel);
-  else
-    printf("FAIL %s: %s\n", kernel, ran ? why : "launch failed");
-  kernels_failed += !(ran && good);
-}
-
-// Whether the image set IMAGES ("app[3] app[0]:set_default app[2]:set_fp64:dummy") holds the
-// image of SET, its dummy if DUMMY.
-static int links(const char *images, const char *set, int dummy) {
-  char wanted[64];
-  snprintf(wanted, sizeof wanted, ":%s%s", set, dummy ? ":dummy" : "");
-  for (const char *p = images ? strstr(images, wanted) : NULL; p; p = strstr(p + 1, wanted)) {
-    char end = p[strlen(wanted)];
-    if (end == ' ' || end == 0) return 1;
-  }
-  return 0;
-}
 
 // Runs KERNEL; each work-item i calls foo (i + 100) or bar ((int)(i * 1.5)) through the vtable.
 static void run_and_check(const char *name, const char *kernel, int expect_bar, int fp64_dummy) {
