@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sycl_test_runtime.h"
+
 static int kernels_failed;
 
 static void report(const char *kernel, int ran, int good, const char *why) {
@@ -25,4 +27,16 @@ static int links(const char *images, const char *set, int dummy) {
     if (end == ' ' || end == 0) return 1;
   }
   return 0;
+}
+
+// KERNEL (checked as NAME) calls one set and creates objects of both: both sets' images are
+// linked, set_fp64's dummy (FP64_DUMMY) on a device without fp64.
+static void report_image_set(const char *name, const char *kernel, int ran, int fp64_dummy) {
+  const char *images = sycl_test_image_set(kernel);
+  char label[80];
+  snprintf(label, sizeof label, "%s images", name);
+  report(label, ran,
+         links(images, "set_default", 0) && links(images, "set_fp64", fp64_dummy) &&
+             !links(images, "set_fp64", !fp64_dummy),
+         images ? images : "no image set");
 }

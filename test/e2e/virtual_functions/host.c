@@ -21,15 +21,7 @@ static void run_and_check(const char *name, const char *kernel, int expect_bar, 
   report(name, ran, good, "wrong results");
   sycl_test_free(c.out);
   sycl_test_free(c.object);
-  // Both kernels call one set and create objects of both: both sets' images are linked,
-  // set_fp64's dummy on a device without fp64.
-  const char *images = sycl_test_image_set(kernel);
-  char label[80];
-  snprintf(label, sizeof label, "%s images", name);
-  report(label, ran,
-         links(images, "set_default", 0) && links(images, "set_fp64", fp64_dummy) &&
-             !links(images, "set_fp64", !fp64_dummy),
-         images ? images : "no image set");
+  report_image_set(name, kernel, ran, fp64_dummy);
 }
 
 int main(void) {
