@@ -1,12 +1,14 @@
 // The incremental cache: entries addressed by a BLAKE3 key, written atomically, checked on
-// read (a corrupt or truncated entry is a miss), pruned by an lld-style policy. It does not
-// decide what goes into a key; the stages that use it do.
+// read (a corrupt, truncated or foreign entry is a miss), pruned by an lld-style policy. It
+// does not decide what goes into a key; the stages that use it do.
 #include "sycl_thinlto.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/blake3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-// Entry layout: magic, format version, payload size, BLAKE3 of the payload, payload.
+// Entry layout: magic, format version, payload size, BLAKE3 of the kind, key and payload,
+// payload. With the kind and key in the hash, an entry copied or renamed to another key (or
+// another kind's name) is a miss, not another module's data.
 static const char entry_magic[8] = "STLCACHE";
-enum { ENTRY_VERSION = 1, HASH_SIZE = 32, HEADER_SIZE = 8 + 4 + 8 + HASH_SIZE };
+enum { ENTRY_VERSION = 2, HASH_SIZE = 32, HEADER_SIZE = 8 + 4 + 8 + HASH_SIZE };
 
 void cache_hash_init(CacheHasher *h) {
   llvm_blake3_hasher_init((llvm_blake3_hasher *)h->state);
@@ -66,11 +70,29 @@ void cache_derived_key(const char *what, const char *content_key, char key[CACHE
   cache_hash_final(&h, key);
 }
 
-static void digest_of(const void *data, size_t size, uint8_t out[HASH_SIZE]) {
-  llvm_blake3_hasher h;
-  llvm_blake3_hasher_init(&h);
-  llvm_blake3_hasher_update(&h, data, size);
-  llvm_blake3_hasher_finalize(&h, out, HASH_SIZE);
+static void digest_of(const char *kind, const char *key, const void *data, size_t size,
+                      uint8_t out[HASH_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_string(&h, kind);
+  cache_hash_string(&h, key);
+  cache_hash_update(&h, data, size);
+  llvm_blake3_hasher_finalize((llvm_blake3_hasher *)h.state, out, HASH_SIZE);
+}
+
+int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,
+                        size_t *payload_size) {
+  uint64_t n;
+  uint32_t version;
+  uint8_t digest[HASH_SIZE];
+  if (size < HEADER_SIZE || memcmp(data, entry_magic, 8)) return -1;
+  memcpy(&version, data + 8, 4);
+  memcpy(&n, data + 12, 8);
+  if (version != ENTRY_VERSION || n != size - HEADER_SIZE) return -1;
+  digest_of(kind, key, data + HEADER_SIZE, n, digest);
+  if (memcmp(digest, data + 20, HASH_SIZE)) return -1;
+  *payload_size = n;
+  return HEADER_SIZE;
 }
 
 static char *entry_path(const Cache *c, const char *kind, const char *key) {
@@ -161,8 +183,24 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
     *errmsg = xstrdup("the cache path is not a directory");
     return -1;
   }
-  if (access(dir, W_OK) < 0) {
-    *errmsg = format("cannot write to the cache directory: %s", strerror(errno));
+  // access() says yes to root, and to directories of /proc or /sys that take no files: a
+  // file is made and removed instead, so that an unusable cache stops the link now.
+  char *probe = format("%s/.probe.%ld", dir, (long)getpid());
+  int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  int e = fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd), unlink(probe);
+  free(probe);
+  if (e) {
+    *errmsg = format("cannot write to the cache directory: %s", strerror(e));
+    return -1;
+  }
+  char *lto = format("%s/thinlto", dir); // libLTO's entries (lto/thinlto.c)
+  e = mkdir(lto, 0777) < 0 && errno != EEXIST ? errno : 0;
+  bool is_dir = stat(lto, &st) == 0 && S_ISDIR(st.st_mode);
+  free(lto);
+  if (e || !is_dir) {
+    *errmsg = e ? format("cannot create the cache directory's thinlto/: %s", strerror(e))
+                : xstrdup("the cache directory's thinlto/ is not a directory");
     return -1;
   }
   c->dir = xstrdup(dir);
@@ -173,36 +211,51 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
 // Thread-safe: every call works on its own file; the rename makes writes atomic.
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) {
   char *path = entry_path(c, kind, key);
+  struct stat st;
   Buffer b;
-  int rc = read_file(path, &b);
-  if (rc) {
+  // Only a regular file is read: a FIFO in the cache would block the link.
+  if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || read_file(path, &b)) {
     free(path);
     return -1;
   }
-  uint64_t size;
-  uint32_t version;
-  uint8_t digest[HASH_SIZE];
-  bool ok = b.size >= HEADER_SIZE && !memcmp(b.data, entry_magic, 8);
-  if (ok) {
-    memcpy(&version, b.data + 8, 4);
-    memcpy(&size, b.data + 12, 8);
-    ok = version == ENTRY_VERSION && size == b.size - HEADER_SIZE;
-  }
-  if (ok) {
-    digest_of(b.data + HEADER_SIZE, size, digest);
-    ok = !memcmp(digest, b.data + 20, HASH_SIZE);
-  }
-  if (!ok) {
-    // Corrupt or truncated: a miss; the caller's cache_put replaces it.
+  size_t size;
+  int at = cache_entry_payload(kind, key, b.data, b.size, &size);
+  if (at < 0) {
+    // Corrupt, truncated, foreign or another key's: a miss; the caller's cache_put replaces it.
     note("cache: ignoring damaged entry %s", path);
     free(b.data);
     free(path);
     return -1;
   }
-  memmove(b.data, b.data + HEADER_SIZE, size); // the payload, in the buffer it was read into
+  memmove(b.data, b.data + at, size); // the payload, in the buffer it was read into
   *value = (Buffer){b.data, size, false};
   free(path);
   return 0;
+}
+
+// Not write_file_atomic: whatever is at PATH (a FIFO, a directory) is replaced or the write
+// fails; it is never written in place.
+static int write_entry(const char *path, const Buffer *b) {
+  static atomic_uint serial;
+  char *tmp = format("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666), rc = 0;
+  if (fd < 0) {
+    rc = -errno;
+    free(tmp);
+    return rc;
+  }
+  remove_on_failure(tmp);
+  for (size_t done = 0; done < b->size && !rc;) {
+    ssize_t n = write(fd, b->data + done, b->size - done);
+    if (n < 0 && errno != EINTR) rc = -errno;
+    if (n > 0) done += n;
+  }
+  if (close(fd) < 0 && !rc) rc = -errno;
+  if (!rc && rename(tmp, path) < 0) rc = -errno;
+  if (rc) unlink(tmp);
+  keep_on_success(tmp);
+  free(tmp);
+  return rc;
 }
 
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value) {
@@ -210,21 +263,30 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
   uint32_t version = ENTRY_VERSION;
   uint64_t size = value->size;
   uint8_t digest[HASH_SIZE];
-  digest_of(value->data, value->size, digest);
+  digest_of(kind, key, value->data, value->size, digest);
   buffer_append(&b, entry_magic, 8);
   buffer_append(&b, &version, 4);
   buffer_append(&b, &size, 8);
   buffer_append(&b, digest, HASH_SIZE);
   buffer_append(&b, value->data, value->size);
   char *path = entry_path(c, kind, key);
-  int rc = write_file_atomic(path, b.data, b.size);
+  int rc = write_entry(path, &b);
   free(path);
   free(b.data);
   return rc;
 }
 
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value) {
-  if (cache_put(c, kind, key, value)) warning(c->dir, "cannot write a cache entry");
+  static atomic_bool warned; // once per link: a full disk fails every entry
+  int rc = cache_put(c, kind, key, value);
+  if (rc && !atomic_exchange(&warned, true)) {
+    char *path = entry_path(c, kind, key);
+    warning(path,
+            "cannot write the cache entry: %s; the link goes on without storing it (and "
+            "others it cannot write)",
+            strerror(-rc));
+    free(path);
+  }
 }
 
 typedef struct {
@@ -239,8 +301,54 @@ static int by_oldest(const void *a, const void *b) {
   return strcmp(x->path, y->path);
 }
 
-// Removes entries unused for longer than prune_after, then the oldest ones until the cache
-// fits its size limits. Runs at most once per prune_interval (a stamp file records when).
+// A temporary (a name with a '.': ours "KIND-KEY.tmp.PID.N", libLTO's
+// "llvmcache-KEY.temp-stream-X") older than this was left by a link that was killed; a
+// younger one is being written by a concurrent link and is not touched.
+enum { STALE_TEMPORARY = 86400 };
+
+// Removes the entries of DIR ("KIND-KEY" files) unused for longer than prune_after, then the
+// oldest ones until DIR fits the size limits.
+static void prune_dir(const Cache *c, const char *dir, time_t now) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  EntryInfo *entries = NULL;
+  size_t n = 0, cap = 0;
+  uint64_t total = 0;
+  struct stat st;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.' || !strchr(e->d_name, '-')) continue;
+    char *path = format("%s/%s", dir, e->d_name);
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+      free(path);
+      continue;
+    }
+    time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
+    bool temporary = strchr(e->d_name, '.') != NULL;
+    if (temporary || (uint64_t)(now - used) > c->policy.prune_after) {
+      if (!temporary || now - st.st_mtime > STALE_TEMPORARY) unlink(path);
+      free(path);
+      continue;
+    }
+    if (n == cap) entries = xrealloc(entries, (cap = cap ? cap * 2 : 64) * sizeof *entries);
+    entries[n++] = (EntryInfo){path, used, (uint64_t)st.st_size};
+    total += st.st_size;
+  }
+  closedir(d);
+  if (n) qsort(entries, n, sizeof *entries, by_oldest);
+  size_t first = 0;
+  while (first < n && ((c->policy.max_bytes && total > c->policy.max_bytes) ||
+                       (c->policy.max_files && n - first > c->policy.max_files))) {
+    unlink(entries[first].path);
+    total -= entries[first].size;
+    first++;
+  }
+  for (size_t i = 0; i < n; i++)
+    free(entries[i].path);
+  free(entries);
+}
+
+// Prunes our entries, then libLTO's (DIR/thinlto), each directory on its own by the policy.
+// Runs at most once per prune_interval (a stamp file records when).
 void cache_prune(const Cache *c) {
   char *stamp = format("%s/.last-prune", c->dir);
   struct stat st;
@@ -252,41 +360,10 @@ void cache_prune(const Cache *c) {
   FILE *f = fopen(stamp, "w");
   if (f) fclose(f);
   free(stamp);
-
-  DIR *d = opendir(c->dir);
-  if (!d) return;
-  EntryInfo *entries = NULL;
-  size_t n = 0, cap = 0;
-  uint64_t total = 0;
-  for (struct dirent *e; (e = readdir(d));) {
-    if (e->d_name[0] == '.' || !strchr(e->d_name, '-')) continue;
-    char *path = format("%s/%s", c->dir, e->d_name);
-    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-      free(path);
-      continue;
-    }
-    time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
-    if ((uint64_t)(now - used) > c->policy.prune_after) {
-      unlink(path);
-      free(path);
-      continue;
-    }
-    if (n == cap) entries = xrealloc(entries, (cap = cap ? cap * 2 : 64) * sizeof *entries);
-    entries[n++] = (EntryInfo){path, used, (uint64_t)st.st_size};
-    total += st.st_size;
-  }
-  closedir(d);
-  qsort(entries, n, sizeof *entries, by_oldest);
-  size_t first = 0;
-  while (first < n && ((c->policy.max_bytes && total > c->policy.max_bytes) ||
-                       (c->policy.max_files && n - first > c->policy.max_files))) {
-    unlink(entries[first].path);
-    total -= entries[first].size;
-    first++;
-  }
-  for (size_t i = 0; i < n; i++)
-    free(entries[i].path);
-  free(entries);
+  prune_dir(c, c->dir, now);
+  char *lto = format("%s/thinlto", c->dir);
+  prune_dir(c, lto, now);
+  free(lto);
 }
 
 // Entries' payloads are sequences of records: a u64 length and that many bytes; a list of

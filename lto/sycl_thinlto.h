@@ -213,8 +213,13 @@ void cache_derived_key(const char *what, const char *content_key, char key[CACHE
 // lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
 int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
-// 0 and the value, or -1 for a miss (absent, truncated or corrupt: a damaged entry is a miss).
+// 0 and the value, or -1 for a miss (absent, truncated, corrupt, or written for another kind
+// or key: a damaged entry is a miss).
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
+// The reader of an entry's bytes: the payload's offset (and *payload_size), or -1 when they
+// are not a whole, intact entry of KIND and KEY.
+int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,
+                        size_t *payload_size);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.

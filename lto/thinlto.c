@@ -2,18 +2,15 @@
 // optimize each module with codegen disabled. It neither completes modules nor emits SPIR-V.
 #include "sycl_thinlto.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <llvm-c/lto.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static unsigned clamp_unsigned(uint64_t v) {
-  return v > UINT_MAX ? UINT_MAX : (unsigned)v;
-}
+#include <time.h>
 
 // libLTO's options are process-wide cl::opts; they can be set once.
 static void set_debug_options(const ThinLinkOptions *opts) {
@@ -35,19 +32,90 @@ static void set_debug_options(const ThinLinkOptions *opts) {
 
 typedef struct {
   Buffer *optimized;
-  char **files; // per module: libLTO's output file, NULL for a dummy
-  int *rc;      // per module: 0, or map_file's negative errno
+  char **files;       // per module: libLTO's output file, NULL for a dummy
+  int *rc;            // per module: 0, or map_file's negative errno
+  struct stat *stats; // per module: its output file's, for cache entries (zero: unknown)
 } ReadBack;
 
 // Runs on a worker thread: maps module I's result and removes the file; writes only I.
 static void read_back(void *arg, size_t i) {
   ReadBack *b = arg;
   if (!b->files[i]) return;
+  if (stat(b->files[i], &b->stats[i]) < 0) b->stats[i] = (struct stat){0};
   b->rc[i] = map_file(b->files[i], &b->optimized[i]);
   unlink(b->files[i]); // the mapping keeps the contents
 }
 
-static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
+// libLTO reads any "llvmcache-KEY" name of its directory as an entry: a FIFO there would
+// block the link, a directory make it fail. Such foreign names are removed first.
+static void remove_foreign_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "llvmcache-", 10) || e->d_type == DT_REG) continue;
+    char *path = format("%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && unlink(path) < 0 && rmdir(path) < 0)
+      fatal(path, "not a ThinLTO cache entry, and cannot be removed: %s", strerror(errno));
+    free(path);
+  }
+  if (d) closedir(d);
+}
+
+// libLTO's cache entries carry no checksum: a damaged one that still reads as bitcode, or
+// another module's copied over it, would be linked as it is. So each entry gets a "thinlto"
+// entry of our cache, keyed by its name, holding the BLAKE3 of its bytes as libLTO wrote
+// them; an entry used again must match it. libLTO hard-links the entry it used (hit or miss)
+// as the module's output file; its inode names the entry, its time says whether this link
+// (or one beside it, just now) wrote it: STARTED is when the thin link began, minus a margin
+// for the file system's coarse clock. A fresh entry's checksum is (re)written; an older one
+// must match, and without a checksum it is damaged too (the checksum may be the damaged
+// part). A damaged entry, or an empty one (whose module then has no result: *RC is
+// cleared), is removed. Returns how many were.
+static size_t check_cache_entries(const Cache *cache, const char *dir, const Buffer *optimized,
+                                  const struct stat *stats, int *rc, size_t count, time_t started) {
+  StrMap by_inode = {0};
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "llvmcache-", 10) || strchr(e->d_name, '.')) continue;
+    char inode[32];
+    snprintf(inode, sizeof inode, "%llu", (unsigned long long)e->d_ino);
+    strmap_put(&by_inode, inode, xstrdup(e->d_name));
+  }
+  if (d) closedir(d);
+  size_t damaged = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (stats[i].st_nlink < 2) continue; // not a cache entry's (or it was pruned since)
+    char inode[32];
+    snprintf(inode, sizeof inode, "%llu", (unsigned long long)stats[i].st_ino);
+    const char *name = strmap_get(&by_inode, inode);
+    if (!name) continue;
+    char digest[CACHE_KEY_SIZE];
+    cache_content_key(optimized[i].data, optimized[i].size, digest);
+    Buffer recorded = {0};
+    bool matches = !cache_get(cache, "thinlto", name, &recorded) &&
+                   recorded.size == CACHE_KEY_SIZE - 1 &&
+                   !memcmp(recorded.data, digest, recorded.size);
+    free(recorded.data);
+    bool fresh = stats[i].st_mtime >= started;
+    if (rc[i] == 0 && fresh && !matches)
+      cache_store(cache, "thinlto", name,
+                  &(Buffer){.data = (uint8_t *)digest, .size = CACHE_KEY_SIZE - 1});
+    if (rc[i] == 0 && (fresh || matches)) continue;
+    char *path = format("%s/%s", dir, name);
+    note("cache: ThinLTO cache entry %s is damaged", path);
+    unlink(path);
+    free(path);
+    if (rc[i] == -EINVAL) rc[i] = 0;
+    damaged++;
+  }
+  for (size_t i = 0; i < by_inode.cap; i++)
+    if (by_inode.keys[i]) free(by_inode.values[i]);
+  strmap_free(&by_inode);
+  return damaged;
+}
+
+// The number of results taken from damaged cache entries (check_cache_entries).
+static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
   if (!cg) fatal(NULL, "cannot create the ThinLTO code generator: %s", lto_get_error_message());
   // A set's dummy image (seed 002) defines the set's functions again: in the combined index
@@ -69,33 +137,37 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   // The pre-codegen hook does codegen: libLTO stops after optimization and hands us bitcode.
   thinlto_codegen_disable_codegen(cg, 1);
   if (opts->save_temps_dir) thinlto_codegen_set_savetemps_dir(cg, opts->save_temps_dir);
+  char *cache_dir = NULL;
   if (opts->cache) {
     // libLTO keys each backend's result by the module's hash, its imports and exports, and
     // the resolution; an unchanged image with unchanged imports is not optimized again.
-    char *dir = format("%s/thinlto", opts->cache->dir);
-    const CachePolicy *p = &opts->cache->policy;
+    char *dir = cache_dir = format("%s/thinlto", opts->cache->dir);
     // libLTO writes entries into the directory but aborts if it does not exist.
+    struct stat st;
     if (mkdir(dir, 0777) < 0 && errno != EEXIST)
       fatal(dir, "cannot create the ThinLTO cache directory: %s", strerror(errno));
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+      fatal(dir, "the ThinLTO cache path is not a directory");
     thinlto_codegen_set_cache_dir(cg, dir);
-    thinlto_codegen_set_cache_pruning_interval(cg, (int)p->prune_interval);
-    thinlto_codegen_set_cache_entry_expiration(cg, clamp_unsigned(p->prune_after));
-    // The C API takes unsigned: a larger limit is clamped to the largest it can say, not
-    // wrapped (cache_size_bytes=4g would have become 0, which libLTO reads as its default).
-    if (p->max_bytes) thinlto_codegen_set_cache_size_bytes(cg, clamp_unsigned(p->max_bytes));
-    if (p->max_files) thinlto_codegen_set_cache_size_files(cg, clamp_unsigned(p->max_files));
-    free(dir);
+    // cache_prune prunes this directory with the link's policy. libLTO's own pruning would
+    // also delete the temporaries that concurrent links are writing their entries to
+    // ("llvmcache-*.temp-stream-*"), and those links would then fail.
+    thinlto_codegen_set_cache_pruning_interval(cg, -1);
   }
 
   // libLTO writes each backend's result to a file as soon as it is done: in memory they
   // would all wait for the last backend, at the link's peak (bench/RESULTS.md). We map the
-  // files, and the hooks read each module's pages only while they use them.
+  // files, and the hooks read each module's pages only while they use them. With a cache
+  // they are made in its directory: hard links to the entries (check_cache_entries).
   const char *tmp = getenv("TMPDIR");
-  char *dir = format("%s/%s-thinlto-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
+  char *dir = cache_dir ? format("%s/objects-XXXXXX", cache_dir)
+                        : format("%s/%s-thinlto-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
   if (!mkdtemp(dir)) fatal(dir, "cannot create a directory: %s", strerror(errno));
   remove_on_failure(dir);
   thinlto_set_generated_objects_dir(cg, dir);
 
+  if (cache_dir) remove_foreign_entries(cache_dir);
+  time_t started = time(NULL) - 2;
   double start = now_seconds();
   if (linked) thinlto_codegen_process(cg);
   // libLTO's share of the stage, for --time-trace: combined index, imports, cache, backends.
@@ -104,7 +176,8 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   unsigned n = linked ? thinlto_module_get_num_object_files(cg) : 0;
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
   ReadBack back = {optimized, xcalloc(r->num_modules, sizeof(char *)),
-                   xcalloc(r->num_modules, sizeof(int))};
+                   xcalloc(r->num_modules, sizeof(int)),
+                   xcalloc(r->num_modules, sizeof(struct stat))};
   for (size_t i = 0, k = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
       optimized[i] = r->modules[i].prepared;
@@ -115,6 +188,9 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   }
   thinlto_codegen_dispose(cg);
   parallel_for(r->num_modules, opts->jobs, read_back, &back);
+  size_t damaged = cache_dir ? check_cache_entries(opts->cache, cache_dir, optimized, back.stats,
+                                                   back.rc, r->num_modules, started)
+                             : 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!back.files[i]) continue;
     const char *origin = r->modules[i].input->origin;
@@ -126,14 +202,25 @@ static void thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *o
   }
   free(back.files);
   free(back.rc);
+  free(back.stats);
   rmdir(dir);
   keep_on_success(dir);
   free(dir);
+  free(cache_dir);
+  return damaged;
 }
 
+// Every entry, not the temporaries concurrent links are writing ("llvmcache-X.temp-stream-Y").
 static void clear_thinlto_cache(const Cache *cache) {
   char *dir = format("%s/thinlto", cache->dir);
-  remove_files_in(dir, "llvmcache-");
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "llvmcache-", 10) || strchr(e->d_name, '.')) continue;
+    char *path = format("%s/%s", dir, e->d_name);
+    unlink(path);
+    free(path);
+  }
+  if (d) closedir(d);
   free(dir);
 }
 
@@ -150,12 +237,14 @@ static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *
 void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
                CompletionSources *sources) {
   set_debug_options(opts);
-  thin_link_once(r, opts, optimized);
-  // libLTO hands back its cache entries unchecked; one that does not read as bitcode is
-  // detected, ignored and rewritten: the link is redone with an emptied ThinLTO cache.
-  if (index_results(r, opts, optimized, sources) && opts->cache) {
+  // libLTO hands back its cache entries unchecked. One that fails its checksum was removed;
+  // one without a checksum yet that does not read as bitcode is found by indexing, and the
+  // whole ThinLTO cache is emptied. Either way the link is redone and the entries rewritten.
+  size_t mismatched = thin_link_once(r, opts, optimized);
+  size_t unreadable = mismatched ? 0 : index_results(r, opts, optimized, sources);
+  if ((mismatched || unreadable) && opts->cache) {
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");
-    completion_sources_free(sources);
+    if (!mismatched) completion_sources_free(sources);
     for (size_t i = 0; i < r->num_modules; i++) {
       if (!r->modules[i].dummy)
         buffer_free(&optimized[i]);
@@ -163,7 +252,7 @@ void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
         r->modules[i].prepared = optimized[i]; // thin_link_once takes it back
       optimized[i] = (Buffer){0};
     }
-    clear_thinlto_cache(opts->cache);
+    if (unreadable) clear_thinlto_cache(opts->cache);
     thin_link_once(r, opts, optimized);
     index_results(r, opts, optimized, sources);
   }

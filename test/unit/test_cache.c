@@ -1,5 +1,6 @@
 // Specification of lto/cache.c: keys are stable and length-framed, entries round-trip, a
-// truncated or corrupted entry is a miss, a policy parses lld-style, pruning keeps limits.
+// truncated, corrupted or foreign entry is a miss, a policy parses lld-style, pruning keeps
+// limits.
 #include "sycl_thinlto.h"
 
 #include "check.h"
@@ -8,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static void key_of(const char *a, const char *b, char key[CACHE_KEY_SIZE]) {
@@ -71,6 +74,23 @@ int main(void) {
   corrupt(dir, k1, 30, true);
   check(cache_get(&c, "spirv", k1, &got) == -1, "a truncated entry is a miss");
 
+  // Foreign entries: another key's or another kind's intact entry under this name, a FIFO.
+  char *p1 = format("%s/spirv-%s", dir, k1), *p2 = format("%s/spirv-%s", dir, k2);
+  char *p3 = format("%s/image-%s", dir, k1);
+  cache_put(&c, "spirv", k2, &v);
+  check(rename(p2, p1) == 0 && cache_get(&c, "spirv", k1, &got) == -1,
+        "another key's entry is a miss");
+  cache_put(&c, "spirv", k1, &v);
+  check(rename(p1, p3) == 0 && cache_get(&c, "image", k1, &got) == -1,
+        "another kind's entry is a miss");
+  check(mkfifo(p1, 0666) == 0 && cache_get(&c, "spirv", k1, &got) == -1,
+        "a FIFO is a miss, not a hang");
+  check(cache_put(&c, "spirv", k1, &v) == 0 && cache_get(&c, "spirv", k1, &got) == 0,
+        "a FIFO is replaced, not written to");
+  free(got.data);
+  unlink(p3);
+  free(p1), free(p2), free(p3);
+
   cache_put(&c, "spirv", k1, &v);
   sleep(1); // distinct modification times order the entries
   cache_put(&c, "spirv", k2, &v);
@@ -86,6 +106,29 @@ int main(void) {
     if (cache_get(&c, "spirv", keys[i], &got) == 0) left++, free(got.data);
   check(left == 2, "pruning keeps cache_size_files=2 entries");
   check(cache_get(&c, "spirv", k2, &got) == -1, "the least recently used entry went first");
+
+  // libLTO's directory is pruned by the same policy (libLTO's own pruning is off); the
+  // temporary a concurrent link is writing is left alone.
+  const char *lto_names[] = {"llvmcache-A", "llvmcache-B", "llvmcache-C",
+                             "llvmcache-B.temp-stream-1"};
+  time_t now = time(NULL);
+  for (int i = 0; i < 4; i++) {
+    char *path = format("%s/thinlto/%s", dir, lto_names[i]);
+    FILE *f = fopen(path, "w");
+    if (f) fputs("bitcode", f), fclose(f);
+    struct timeval age[2] = {{now - 300 + 100 * i, 0}, {now - 300 + 100 * i, 0}};
+    if (i < 3) utimes(path, age);
+    free(path);
+  }
+  cache_prune(&c);
+  bool kept[4];
+  for (int i = 0; i < 4; i++) {
+    char *path = format("%s/thinlto/%s", dir, lto_names[i]);
+    kept[i] = access(path, F_OK) == 0;
+    free(path);
+  }
+  check(!kept[0] && kept[1] && kept[2], "libLTO's entries are pruned to cache_size_files=2");
+  check(kept[3], "a temporary being written is not pruned");
 
   // Payload records: what is written reads back; a cut record is "bad", not a crash.
   Buffer rec = {0};

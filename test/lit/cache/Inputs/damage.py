@@ -1,0 +1,52 @@
+# Damages every entry of a --cache-dir (ours "KIND-KEY" and libLTO's thinlto/llvmcache-KEY)
+# in one way: damage.py MODE DIR. Temporaries, stamps and sidecar directories are left alone.
+# Damaged files keep their times: the damage is not something a link just wrote.
+import os
+import sys
+
+mode, root = sys.argv[1], sys.argv[2]
+
+
+def entries():
+    """Every cache entry, grouped by kind, in a stable order."""
+    kinds = {}
+    for d, prefix in ((root, ""), (os.path.join(root, "thinlto"), "llvmcache")):
+        for name in sorted(os.listdir(d)):
+            path = os.path.join(d, name)
+            if "-" not in name or "." in name or not os.path.isfile(path):
+                continue
+            kinds.setdefault(prefix or name.split("-")[0], []).append(path)
+    return kinds
+
+
+def rewrite(path, data):
+    st = os.stat(path)
+    with open(path, "wb") as f:
+        f.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+for kind, paths in entries().items():
+    contents = [open(p, "rb").read() for p in paths]
+    for i, path in enumerate(paths):
+        data = contents[i]
+        if mode == "rotate":  # another key's intact entry of the same kind
+            rewrite(path, contents[(i + 1) % len(paths)] if len(paths) > 1 else b"")
+        elif mode == "foreign-kind":  # an intact entry of another kind, same key
+            other = [k for k in entries() if k not in (kind, "llvmcache")][0]
+            rewrite(path, open(entries()[other][0], "rb").read())
+        elif mode == "flip":  # one byte changed in the middle
+            b = bytearray(data)
+            b[len(b) // 2] ^= 0x55
+            rewrite(path, bytes(b))
+        elif mode == "truncate":
+            rewrite(path, data[: len(data) // 2])
+        elif mode == "empty":
+            rewrite(path, b"")
+        elif mode == "garbage":
+            rewrite(path, b"garbage\n" * 8)
+        elif mode == "fifo":
+            os.unlink(path)
+            os.mkfifo(path)
+        else:
+            sys.exit("unknown mode " + mode)
