@@ -7,9 +7,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Every Debian package the build, the tests and the demo need.
 PACKAGES := cmake make gcc g++ pkg-config python3 gnuplot-nox \
   clang-22 llvm-22-dev llvm-22-linker-tools llvm-22-tools clang-tools-22 \
-  libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15 lld
+  libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15 lld \
+  libclang-rt-22-dev
 
-.PHONY: all deps build test demo conformance bench sanitize tsan clean
+.PHONY: all deps build test demo conformance bench sanitize tsan fuzz clean
 
 all: build
 
@@ -61,5 +62,15 @@ tsan: deps
 	cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS=suppressions=$(CURDIR)/test/tsan.supp ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer targets (test/fuzz/README.md), clang-22 with ASan + UBSan in build-fuzz: each runs
+# FUZZ_SECONDS (and at most FUZZ_RUNS inputs, if given); FUZZ_TARGETS picks some. Findings go
+# to build-fuzz/fuzz/findings/. `make test` runs every corpus once, without libFuzzer.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUZZ=ON \
+	  -DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target fuzz-targets
+	FUZZ_RUNS=$(FUZZ_RUNS) test/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

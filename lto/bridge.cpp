@@ -7,6 +7,7 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/ModuleSummaryIndex.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -68,4 +69,19 @@ extern "C" bool bridge_global_attribute(LLVMValueRef gv, const char *name, const
 // a reinterpret_cast); the option is read when code is emitted, so setting it now counts.
 extern "C" void bridge_use_init_array(LLVMTargetMachineRef tm) {
   reinterpret_cast<llvm::TargetMachine *>(tm)->Options.UseInitArray = true;
+}
+
+// Gap: llvm-c installs a handler for report_fatal_error only (LLVMInstallFatalErrorHandler);
+// an allocation LLVM cannot make (report_bad_alloc_error) aborts the process. A malformed
+// bitcode record can ask for that much: 34 GB for one bit changed in a 2.6 KB module
+// (found by test/fuzz/input). It becomes an error like any other, through fatal().
+static void bad_alloc(void *, const char *reason, bool) {
+  fatal(NULL,
+        "LLVM ERROR: out of memory (%s): a malformed input can ask LLVM for more "
+        "memory than there is",
+        reason);
+}
+
+extern "C" void bridge_handle_bad_alloc(void) {
+  llvm::install_bad_alloc_error_handler(bad_alloc, nullptr);
 }

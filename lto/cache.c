@@ -19,7 +19,7 @@
 // Entry layout: magic, format version, payload size, BLAKE3 of the kind, key and payload,
 // payload. With the kind and key in the hash, an entry copied or renamed to another key (or
 // another kind's name) is a miss, not another module's data.
-static const char entry_magic[8] = "STLCACHE";
+static const char entry_magic[8] = {'S', 'T', 'L', 'C', 'A', 'C', 'H', 'E'};
 enum { ENTRY_VERSION = 2, HASH_SIZE = 32, HEADER_SIZE = 8 + 4 + 8 + HASH_SIZE };
 
 void cache_hash_init(CacheHasher *h) {

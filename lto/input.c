@@ -72,14 +72,21 @@ static int check_elf_sections(const uint8_t *data, size_t size, char **errmsg) {
   uint64_t shentsize = read_elf_field(data + (is64 ? 0x3A : 0x2E), 2, big_endian);
   uint64_t shnum = read_elf_field(data + (is64 ? 0x3C : 0x30), 2, big_endian);
   uint64_t shstrndx = read_elf_field(data + (is64 ? 0x3E : 0x32), 2, big_endian);
-  // No sections, or extended numbering (counts kept in section 0): left to LLVM.
-  if (shoff == 0 || shnum == 0 || shstrndx == 0xffff) return 0;
+  if (shoff == 0) return 0; // no section table: LLVM finds no sections
   if (shentsize != entry_size) {
     *errmsg =
         format("malformed ELF object: section header size %llu", (unsigned long long)shentsize);
     return -1;
   }
-  if (shoff > size || shnum * entry_size > size - shoff) {
+  // Extended numbering: a count of 0 or a name-table index of SHN_XINDEX (0xffff) means
+  // the real one is section 0's sh_size or sh_link (LLVM reads them there too).
+  if ((shnum == 0 || shstrndx == 0xffff) && shoff <= size && entry_size <= size - shoff) {
+    const uint8_t *first = data + shoff;
+    if (shnum == 0) shnum = read_elf_field(first + (is64 ? 32 : 20), word, big_endian);
+    if (shstrndx == 0xffff) shstrndx = read_elf_field(first + (is64 ? 40 : 24), 4, big_endian);
+  }
+  if (shnum == 0) return 0;
+  if (shoff > size || shnum > (size - shoff) / entry_size) {
     *errmsg = format("malformed ELF object: section header table out of range");
     return -1;
   }
@@ -418,6 +425,11 @@ static void read_contents(InputSet *set, const char *origin, const uint8_t *data
     fatal(origin, "not a bitcode file, ELF object, archive or OffloadBinary");
 }
 
+void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                      bool is_library) {
+  read_contents(set, origin, data, size, is_library, false);
+}
+
 void read_input_file(InputSet *set, const char *path, bool is_library) {
   Buffer file = {0};
   int rc = read_file(path, &file);
@@ -488,4 +500,24 @@ void release_input_bytes(InputSet *set) {
     set->items[i].data = NULL;
     set->items[i].size = 0;
   }
+}
+
+void input_set_free(InputSet *set) {
+  for (size_t i = 0; i < set->count; i++) {
+    InputImage *in = &set->items[i];
+    if (in->keys_copied)
+      for (size_t k = 0; k < in->num_keys; k++) {
+        free((char *)in->keys[k].key);
+        free((char *)in->keys[k].value);
+      }
+    free(in->keys);
+    free(in->origin);
+    free(in->triple);
+    free(in->arch);
+  }
+  for (size_t i = 0; i < set->num_files; i++)
+    buffer_free(&set->files[i]);
+  free(set->items);
+  free(set->files);
+  *set = (InputSet){0};
 }

@@ -30,6 +30,7 @@ static const char *base_name(const char *path) {
 }
 
 static int run(int argc, char **argv) {
+  bridge_handle_bad_alloc(); // before any fork: the spawner and its workers inherit it
   const char *self = base_name(argv[0]);
   if (strstr(self, "clang-sycl-linker")) return clang_sycl_linker_main(argc, argv);
   if (strstr(self, "clang-linker-wrapper")) return linker_wrapper_main(argc, argv);

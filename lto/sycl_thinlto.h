@@ -43,6 +43,8 @@ void error(const char *what, const char *fmt, ...) __attribute__((format(printf,
 // Bad input that stops the link now (main thread only): prints, cleans up, exits 1.
 __attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+// Set by fuzz targets (test/fuzz/) only: fatal() calls it before exiting; it must not return.
+extern void (*fatal_hook)(void);
 void warning(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
 int error_count(void);
@@ -329,6 +331,11 @@ typedef struct {
 
 // Adds the images of one file (any supported form). Errors are fatal.
 void read_input_file(InputSet *set, const char *path, bool is_library);
+// The same for a file's bytes, named ORIGIN in messages; the images point into DATA.
+void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                      bool is_library);
+// Everything SET holds: the images' names, triples and keys, the files' bytes.
+void input_set_free(InputSet *set);
 // Frees the first NUM_FILES files read, once the images are found (and split): every image
 // keeps its own bytes and keys, the rest (host code, what a split replaced) goes.
 void release_file_bytes(InputSet *set, size_t num_files);
@@ -437,6 +444,8 @@ bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **val
 // and llvm.global_dtors as .init_array.N/.fini_array.N (run by every ELF linker, lld too)
 // instead of .ctors.N/.dtors.N.
 void bridge_use_init_array(LLVMTargetMachineRef tm);
+// bridge.cpp: LLVM failing to allocate (a malformed input's sizes) is fatal(), not abort().
+void bridge_handle_bad_alloc(void);
 
 //
 // lto/thinlto.c — the thin link and the per-module backends (libLTO)

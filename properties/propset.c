@@ -508,8 +508,8 @@ int propsets_from_prop(const char *text, PropertySets *out, char **errmsg) {
   for (const char *p = text; *p && !rc;) {
     size_t len = strcspn(p, "\n");
     char *line = xstrndup(p, len);
+    p += len + (p[len] == '\n'); // before a '\r' is cut: "x\r" at the end must move P on
     if (len && line[len - 1] == '\r') line[--len] = 0;
-    p += len + (p[len] == '\n');
     line_no++;
     if (!len) {
       free(line);

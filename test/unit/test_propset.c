@@ -144,6 +144,15 @@ static void test_prop_text(void) {
         "... reqd_work_group_size(32) is one uint64 32; aspects is empty");
   propsets_free(&back);
 
+  // CRLF line ends, the last line without its '\n' (found by test/fuzz/propset_prop: the
+  // reader looped forever on a last line ending in '\r').
+  check(!propsets_from_prop("[S]\r\nx=1|7\r\ny=1|8\r", &back, &err) &&
+            propsets_find(&back, "S", "y") && propsets_find(&back, "S", "y")->u32 == 8,
+        ".prop text with CRLF line ends and a last line ending in '\\r' is read");
+  propsets_free(&back);
+  check(!propsets_from_prop("[S]\nx=1|7\n\r", &back, &err), "... a last line of only '\\r' too");
+  propsets_free(&back);
+
   const char *bad[] = {"",
                        "x=1|1\n",
                        "[S]\nx=1\n",
@@ -201,6 +210,15 @@ static void test_json(void) {
   check(!strcmp(json, "{\"E\":{},\"S/x\xc3\xa9\":{\"a\\n\":7,\"b\":\"Zg==\"}}"),
         "... and written back escaped");
   free(json);
+  propsets_free(&back);
+
+  // CRLF line ends, the last line without its '\n' (found by test/fuzz/propset_prop: the
+  // reader looped forever on a last line ending in '\r').
+  check(!propsets_from_prop("[S]\r\nx=1|7\r\ny=1|8\r", &back, &err) &&
+            propsets_find(&back, "S", "y") && propsets_find(&back, "S", "y")->u32 == 8,
+        ".prop text with CRLF line ends and a last line ending in '\\r' is read");
+  propsets_free(&back);
+  check(!propsets_from_prop("[S]\nx=1|7\n\r", &back, &err), "... a last line of only '\\r' too");
   propsets_free(&back);
 
   const char *bad[] = {"",
