@@ -51,7 +51,7 @@ typedef struct {
   uint64_t name, type, offset, size;
 } ElfSection;
 
-enum { SECTION_NULL = 0, SECTION_STRTAB = 3, SECTION_NOBITS = 8 }; // sh_type values
+enum { SECTION_STRTAB = 3, SECTION_NOBITS = 8 }; // sh_type values
 
 // llvm-c's section accessors end the process on a malformed section (report_fatal_error),
 // so the section table is checked here first: a bad input must be an error, not an abort.
@@ -109,7 +109,8 @@ static int check_elf_sections(const uint8_t *data, size_t size, char **errmsg) {
   const ElfSection *names = &sections[shstrndx];
   for (uint64_t i = 0; i < shnum && !*errmsg; i++) {
     const ElfSection *s = &sections[i];
-    bool has_contents = s->type != SECTION_NULL && s->type != SECTION_NOBITS;
+    // LLVM reads the contents of any section but a NOBITS one, an SHT_NULL one too.
+    bool has_contents = s->type != SECTION_NOBITS;
     if (has_contents && (s->offset > size || s->size > size - s->offset))
       *errmsg = format("malformed ELF object: section %llu out of range", (unsigned long long)i);
   }

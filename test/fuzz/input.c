@@ -102,7 +102,8 @@ static void helper_loop(int in, int out) {
 // and some modules crash it (test/fuzz/README.md). So that fuzzing gets past those to our
 // own code, every module this target gives it (bitcode_triple's) is first read by a helper
 // process: one the helper dies on is refused here, as if LLVM had refused it, and saved
-// under $FUZZ_LLVM_CRASHES if set; any other is then read here for real.
+// under $FUZZ_LLVM_CRASHES if set; one LLVM stops on is refused; any other is then read
+// here for real.
 LLVMBool LLVMGetBitcodeModuleInContext2(LLVMContextRef ctx, LLVMMemoryBufferRef buffer,
                                         LLVMModuleRef *out) {
   static pid_t helper = -1;
@@ -132,7 +133,11 @@ LLVMBool LLVMGetBitcodeModuleInContext2(LLVMContextRef ctx, LLVMMemoryBufferRef 
   }
   close(request), close(answer);
   helper = -1;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 1) return real_read(ctx, buffer, out);
+  // LLVM stopped the helper through fatal() (an LLVM error, a failed allocation): the tool
+  // would stop the same way. Not read again here: leaving LLVM by longjmp would leak what
+  // it holds, a failed allocation's neighbours of a GB included, input after input.
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+    fatal(NULL, "LLVM stopped reading this module (in the helper)");
   const char *dir = getenv("FUZZ_LLVM_CRASHES");
   if (dir) {
     uint64_t hash = 14695981039346656037ull; // FNV-1a: one file per module

@@ -20,13 +20,14 @@ for t in $targets; do
   # LLVM's own crashes (input.c) are kept apart from ours, in findings/llvm.
   mkdir -p "$build/fuzz/findings/llvm"
   start=$(date +%s)
-  FUZZ_LLVM_CRASHES=$build/fuzz/findings/llvm "$build/test/fuzz/fuzz_$t" \
+  FUZZ_LLVM_CRASHES=$build/fuzz/findings/llvm LSAN_OPTIONS=suppressions=$here/lsan.supp \
+    "$build/test/fuzz/fuzz_$t" \
     -max_total_time="$seconds" $runs -timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 \
     -print_final_stats=1 -artifact_prefix="$findings/" "$work" "$here/corpus/$t" >"$log" 2>&1
   rc=$?
   elapsed=$(($(date +%s) - start))
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | head -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | head -1)
   size=$(ls "$work" | wc -l)
   if [ $rc -eq 0 ]; then result=ok; else result="FOUND (exit $rc): $(ls "$findings" | head -1), see $log"; status=1; fi
   printf '%-15s %12s %8s %9s %7s  %s\n' "$t" "${execs:-?}" "$elapsed" "${rate:-?}" "$size" "$result"
