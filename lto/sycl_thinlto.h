@@ -610,8 +610,8 @@ typedef void (*TranslateDone)(void *arg, Buffer spirv, char *errmsg);
 void translator_submit(uv_loop_t *loop, const char *path, const char *input_bc, TranslateDone done,
                        void *arg);
 
-// validate.c: spirv-val on SPIRV. 0, or -1 with *errmsg carrying its message.
-// Thread-safe: each call has its own temporary file and child process.
+// validate.c: SPIRV-Tools' validator (what spirv-val runs) on SPIRV, in-process. 0, or -1
+// with *errmsg carrying its message. Thread-safe.
 int spirv_validate(const Buffer *spirv, char **errmsg);
 // validate.c: runs ARGV (argv[0] looked up on PATH) to completion, stdin from /dev/null,
 // stdout and stderr together into *output (malloc'd). *wait_status as from waitpid.
