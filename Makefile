@@ -45,7 +45,8 @@ SIZE ?= small
 bench: build
 	$(BUILD)/bin/sycl-bench --size $(SIZE) --out bench/out --tool $(BUILD)/bin/sycl-thinlto \
 	  --gen $(BUILD)/bin/sycl-bench-gen $(if $(JOBS_LIST),--jobs $(JOBS_LIST)) \
-	  $(if $(REUSE),--reuse-objects)
+	  $(if $(REUSE),--reuse-objects) --runtime $(BUILD)/test/runtime \
+	  --first-object $(BUILD)/bench/CMakeFiles/sycl-bench-first.dir/first_kernel.c.o
 
 # ASan + UBSan build of everything, running every test. use_sigaltstack=0: LLVM installs its
 # own alternate signal stack in libLTO's threads when its cache writes a file, and ASan would

@@ -500,6 +500,30 @@ const char *sycl_test_image_set(const char *kernel) {
   return cached ? cached->images : NULL;
 }
 
+int sycl_test_build_kernel(const char *kernel) {
+  pthread_mutex_lock(&runtime_lock);
+  int rc = -1;
+  if (open_device()) {
+    CachedProgram *cached = program_for_kernel(kernel);
+    cl_int err;
+    cl_kernel k = cached ? clCreateKernel(cached->program, kernel, &err) : NULL;
+    if (cached && err)
+      runtime_error("kernel %s: clCreateKernel failed (%d)", kernel, err);
+    else if (k)
+      rc = 0;
+    if (k) clReleaseKernel(k);
+  }
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}
+
+int sycl_test_open_device(void) {
+  pthread_mutex_lock(&runtime_lock);
+  int rc = open_device() ? 0 : -1;
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}
+
 int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t size) {
   pthread_mutex_lock(&runtime_lock);
   int rc = -1;

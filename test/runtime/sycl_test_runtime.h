@@ -23,6 +23,14 @@ void sycl_test_free(void *p);
 // CAPTURES (SIZE bytes: the lambda) as its one argument. 0, or -1 after printing why.
 int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t size);
 
+// Opens the OpenCL device now (it is otherwise opened by the first call that needs it).
+// 0, or -1 after printing why.
+int sycl_test_open_device(void);
+// Resolves and builds the image set KERNEL needs, as its first launch would, and creates
+// the kernel, without running it (the benchmark's time to the first kernel). 0, or -1
+// after printing why.
+int sycl_test_build_kernel(const char *kernel);
+
 // The device aspects the resolver is told about ("fp64,fp16"); NULL restores the
 // default, which is the environment's SYCL_TEST_DEVICE_ASPECTS or what the device reports.
 void sycl_test_set_device_aspects(const char *comma_separated);
