@@ -152,7 +152,7 @@ static char *path_in(const char *dir, const char *name) {
 }
 
 // Every image of an OffloadBinary output through the validator; returns the number valid.
-static int validate_output(const char *path, int *images) {
+static int count_valid(const char *path, int *images) {
   Buffer b;
   *images = 0;
   if (read_file(path, &b)) return 0;
@@ -177,6 +177,29 @@ static int validate_output(const char *path, int *images) {
   free(e);
   free(b.data);
   return valid;
+}
+
+// count_valid in a child process: a spawned linker's peak RSS (wait4) starts from this
+// process's own (Linux counts the memory of the process it was spawned from before its
+// exec), so the validator's memory must never be this process's.
+static int validate_output(const char *path, int *images) {
+  int fds[2], counts[2] = {0, 0};
+  *images = 0;
+  if (pipe(fds)) return 0;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    counts[0] = count_valid(path, &counts[1]);
+    _exit(write(fds[1], counts, sizeof counts) == sizeof counts ? 0 : 1);
+  }
+  close(fds[1]);
+  if (pid > 0 && read(fds[0], counts, sizeof counts) != sizeof counts) counts[0] = counts[1] = 0;
+  close(fds[0]);
+  if (pid > 0)
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+  *images = counts[1];
+  return counts[0];
 }
 
 static int by_wall(const void *a, const void *b) {
