@@ -136,6 +136,75 @@ void __sycl_unregister_lib(struct sycl_bin_desc *desc) {
   pthread_mutex_unlock(&runtime_lock);
 }
 
+//
+// Host objects (seed 004): address -> unique ID and kind, from the host registration pass
+//
+
+typedef struct {
+  const void *address;
+  char *id, *kind;
+} HostObject;
+
+static HostObject *host_objects;
+static size_t host_object_count, host_object_cap;
+
+static HostObject *find_host_object(const void *address) {
+  for (size_t i = 0; i < host_object_count; i++)
+    if (host_objects[i].address == address) return &host_objects[i];
+  return NULL;
+}
+
+// Runs from constructors, before main. The same address again (a linkonce variable defined
+// in several modules registers once per module) keeps the last ID and kind.
+void __register_uniquely_identifiable_object(void *address, const char *unique_id,
+                                             const char *kind) {
+  pthread_mutex_lock(&runtime_lock);
+  HostObject *o = find_host_object(address);
+  if (!o) {
+    if (host_object_count == host_object_cap) {
+      host_object_cap = host_object_cap ? host_object_cap * 2 : 16;
+      host_objects = xrealloc(host_objects, host_object_cap * sizeof *host_objects);
+    }
+    o = &host_objects[host_object_count++];
+    *o = (HostObject){.address = address};
+  }
+  free(o->id);
+  free(o->kind);
+  o->id = xstrdup(unique_id ? unique_id : "");
+  o->kind = xstrdup(kind ? kind : "");
+  if (runtime_verbose())
+    fprintf(stderr, "%s: host object %p: %s (%s)\n", runtime_name, address, o->id, o->kind);
+  pthread_mutex_unlock(&runtime_lock);
+}
+
+static uint32_t read_u32_le(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+// The image lookup happens now, not at registration: the host modules' constructors may run
+// before or after the wrapper objects' (__sycl_register_lib).
+int sycl_test_lookup_host_object(const void *address, const char **unique_id, const char **kind,
+                                 size_t *size, uint32_t *flags) {
+  pthread_mutex_lock(&runtime_lock);
+  const HostObject *o = find_host_object(address);
+  int rc = o ? 1 : -1;
+  size_t value_size = 0;
+  uint32_t value_flags = 0;
+  for (size_t i = 0; o && rc == 1 && i < registry_count; i++) {
+    const Property *p = propsets_find(&registry[i].properties, "SYCL/device globals", o->id);
+    if (!p || p->type != PROP_BYTES || p->bytes.size < 8) continue;
+    value_size = read_u32_le(p->bytes.data);
+    value_flags = read_u32_le(p->bytes.data + 4);
+    rc = 0;
+  }
+  if (unique_id) *unique_id = o ? o->id : NULL;
+  if (kind) *kind = o ? o->kind : NULL;
+  if (size) *size = value_size;
+  if (flags) *flags = value_flags;
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}
+
 int sycl_test_registered_images(void) {
   return (int)registry_count;
 }
