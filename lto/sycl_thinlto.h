@@ -515,6 +515,10 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
 int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg);
 // Names reserved to the implementation: "__" before or after (Itanium) demangling.
 bool is_implementation_name(const char *name);
+// hooks/finalize.c: every device global M defines with a "sycl-unique-id" gets spirv.Decorations
+// for HostAccessINTEL <access> "<id>" (SPV_INTEL_global_variable_host_access): the ID is how
+// a runtime finds the variable in the SPIR-V (issue 16).
+void decorate_host_access(LLVMModuleRef m);
 
 // hooks/pool.c — long-lived worker processes, forked by the spawner (ARCHITECTURE fact 9).
 // Loop-thread only: a worker process owns one request at a time; the loop owns the rest.
@@ -585,6 +589,16 @@ int spirv_linkage(const uint8_t *data, size_t size, StringList *imports, StringL
 
 // fixup.c: OpConstantNull of scalar integers becomes OpConstant 0 (see the file for why).
 int spirv_fix_null_integers(Buffer *spirv, char **errmsg);
+
+// host_access.c: SPV_INTEL_global_variable_host_access (issue 16). Takes its capability,
+// extension and every HostAccessINTEL decoration out of SPIRV (tools that predate it reject
+// the module: spirv-val 2023.1, spirv-link, llvm-spirv-15); with VARS, each decorated
+// variable is appended to *vars / *count (malloc'd names). 0, or -1 with *errmsg.
+typedef struct {
+  uint32_t variable; // its result id
+  char *name;        // the decoration's name: the device global's unique ID
+} HostAccessVariable;
+int spirv_strip_host_access(Buffer *spirv, HostAccessVariable **vars, size_t *count, char **errmsg);
 
 // translator.c: an external SPIRV-LLVM-Translator.
 // Checks that `PATH --version` reports our LLVM major. 0, or -1 with *errmsg, which

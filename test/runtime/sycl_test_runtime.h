@@ -34,6 +34,18 @@ void __register_uniquely_identifiable_object(void *address, const char *unique_i
 int sycl_test_lookup_host_object(const void *address, const char **unique_id, const char **kind,
                                  size_t *size, uint32_t *flags);
 
+// Copies between the host and the device global of the host variable at ADDRESS (its value:
+// the size its SYCL/device globals property gives; [OFFSET, OFFSET + SIZE) must lie in it).
+// pocl has no clEnqueueWriteGlobalVariable: the runtime adds to every image two kernels per
+// device global (found by its HostAccessINTEL ID) that copy it to and from a buffer. Each
+// program holding the variable has its own copy: a write goes to every program built so far
+// and to those built later; a read comes from the one that ran a kernel last (or is the value
+// written last). The variable's storage is taken as the value itself (device_image_scope's
+// layout; DPC++ keeps other device globals behind a USM pointer). 0, or -1 after printing why.
+int sycl_test_copy_to_device_global(const void *address, const void *src, size_t size,
+                                    size_t offset);
+int sycl_test_copy_from_device_global(const void *address, void *dst, size_t size, size_t offset);
+
 // Memory both the host and the kernels use (OpenCL shared virtual memory).
 void *sycl_test_malloc(size_t size);
 void sycl_test_free(void *p);
