@@ -4,6 +4,7 @@
 #include "sycl_thinlto.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,10 +263,20 @@ static void collect_device_inputs(const StringList *args, StringList *device_inp
 // Host bitcode (host -flto): registration of uniquely identifiable objects (seed 004)
 //
 
+// Whether PATH starts with a bitcode magic number (read no further: inputs can be large).
+static bool file_is_bitcode(const char *path) {
+  uint8_t magic[4];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool yes = read(fd, magic, sizeof magic) == sizeof magic && is_llvm_bitcode(magic, sizeof magic);
+  close(fd);
+  return yes;
+}
+
 // Replaces every bitcode input of the host link with a copy that registers its uniquely
 // identifiable variables before its other constructors (register_host.c), and writes the
 // device code the module embeds (.llvm.offloading) beside it for the device link. The copies
-// are named PREFIX "host<N>-<input>.bc" and ".offload"; each one written is added to TEMPS.
+// are named PREFIX "host<N>-<input>.bc" and ".offload", and added to TEMPS (to remove after).
 // 0, or -1 after error().
 static int rewrite_host_bitcode(WrapperOptions *o, const char *prefix, StringList *temps) {
   int rc = 0, n = 0;
@@ -276,10 +287,7 @@ static int rewrite_host_bitcode(WrapperOptions *o, const char *prefix, StringLis
       continue;
     }
     Buffer in = {0};
-    if (access(a, R_OK) || read_file(a, &in) || !is_llvm_bitcode(in.data, in.size)) {
-      free(in.data);
-      continue;
-    }
+    if (!file_is_bitcode(a) || read_file(a, &in)) continue;
     const char *slash = strrchr(a, '/');
     char *base = format("%shost%d-%s", prefix, n++, slash ? slash + 1 : a);
     char *bitcode = format("%s.bc", base), *device = format("%s.offload", base);
@@ -288,23 +296,24 @@ static int rewrite_host_bitcode(WrapperOptions *o, const char *prefix, StringLis
     Buffer out = {0}, embedded = {0};
     size_t registered = 0;
     char *why = NULL;
+    int written = 0;
+    const char *failed = bitcode;
+    strlist_push(temps, xstrdup(bitcode)); // removed after the link, if written at all
+    strlist_push(temps, xstrdup(device));
     if (register_host_bitcode(in.data, in.size, a, &out, &registered, &why) ||
         host_bitcode_offloading(in.data, in.size, a, &embedded, &why)) {
       error(a, "host registration step: %s", why);
       free(why);
       rc = -1;
-    } else if (write_file_atomic(bitcode, out.data, out.size) ||
-               (embedded.size && write_file_atomic(device, embedded.data, embedded.size))) {
-      error(bitcode, "host registration step: cannot write it: %s", strerror(errno));
+    } else if ((written = write_file_atomic(bitcode, out.data, out.size)) ||
+               (embedded.size &&
+                (written = write_file_atomic(failed = device, embedded.data, embedded.size)))) {
+      error(failed, "host registration step: cannot write it: %s", strerror(-written));
       rc = -1;
     } else {
       note("%s: %zu uniquely identifiable variable(s) registered%s", a, registered,
            embedded.size ? ", device code found" : "");
-      strlist_push(temps, xstrdup(bitcode));
-      if (embedded.size) {
-        strlist_push(temps, xstrdup(device));
-        strmap_put(&host_bitcode_device_code, bitcode, xstrdup(device));
-      }
+      if (embedded.size) strmap_put(&host_bitcode_device_code, bitcode, xstrdup(device));
       free(o->linker_args.items[i]);
       o->linker_args.items[i] = xstrdup(bitcode);
     }
