@@ -178,6 +178,7 @@ static void complete_work(uv_work_t *req) {
       .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
   };
   compute_properties(m, &props, &job->result->properties);
+  decorate_host_access(m);
   job->linked = module_write(m);
   save_temp(run->opts, job->image, "linked.bc", &job->linked);
   trace_step(job, "properties", step);

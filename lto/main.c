@@ -19,6 +19,8 @@ static const char usage[] =
     "  inspect   print the device images found in files\n"
     "  wrap      write the host object registering linked images with their property sets\n"
     "  wrapper   the whole link as clang-linker-wrapper: device link, wrap, host link\n"
+    "  register-host  add the constructor registering a host module's uniquely identifiable\n"
+    "            variables (device_global, specialization_id) with the runtime\n"
     "\n"
     "Run 'sycl-thinlto <command> --help' for a command's options.\n"
     "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line;\n"
@@ -53,6 +55,7 @@ static int run(int argc, char **argv) {
   if (!strcmp(cmd, "split")) return split_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "wrap")) return wrap_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "wrapper")) return linker_wrapper_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "register-host")) return register_host_main(argc - 1, argv + 1);
   fprintf(stderr, "%s: error: unknown command '%s'; see 'sycl-thinlto --help'\n", TOOL_NAME, cmd);
   return 1;
 }

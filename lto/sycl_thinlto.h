@@ -432,6 +432,9 @@ bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **val
 // and llvm.global_dtors as .init_array.N/.fini_array.N (run by every ELF linker, lld too)
 // instead of .ctors.N/.dtors.N.
 void bridge_use_init_array(LLVMTargetMachineRef tm);
+// bridge.cpp: llvm-c cannot read a bitcode file's LTO form (llvm::getBitcodeLTOInfo).
+// 0 and *is_thinlto (it has a ThinLTO summary), or -1 if DATA is not bitcode.
+int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
 
 //
 // lto/thinlto.c — the thin link and the per-module backends (libLTO)
@@ -528,6 +531,10 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
 // With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,
 // instcombine, simplifycfg) that is all the optimization a thin image gets after import.
 int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg);
+// hooks/finalize.c: every device global M defines with a "sycl-unique-id" gets spirv.Decorations
+// for HostAccessINTEL <access> "<id>" (SPV_INTEL_global_variable_host_access): the ID is how
+// a runtime finds the variable in the SPIR-V (issue 16).
+void decorate_host_access(LLVMModuleRef m);
 
 // hooks/pool.c — long-lived worker processes, forked by the spawner (ARCHITECTURE fact 9).
 // Loop-thread only: a worker process owns one request at a time; the loop owns the rest.
@@ -598,6 +605,16 @@ int spirv_linkage(const uint8_t *data, size_t size, StringList *imports, StringL
 
 // fixup.c: OpConstantNull of scalar integers becomes OpConstant 0 (see the file for why).
 int spirv_fix_null_integers(Buffer *spirv, char **errmsg);
+
+// host_access.c: SPV_INTEL_global_variable_host_access (issue 16). Takes its capability,
+// extension and every HostAccessINTEL decoration out of SPIRV (tools that predate it reject
+// the module: spirv-val 2023.1, spirv-link, llvm-spirv-15); with VARS, each decorated
+// variable is appended to *vars / *count (malloc'd names). 0, or -1 with *errmsg.
+typedef struct {
+  uint32_t variable; // its result id
+  char *name;        // the decoration's name: the device global's unique ID
+} HostAccessVariable;
+int spirv_strip_host_access(Buffer *spirv, HostAccessVariable **vars, size_t *count, char **errmsg);
 
 // translator.c: an external SPIRV-LLVM-Translator.
 // Checks that `PATH --version` reports our LLVM major. 0, or -1 with *errmsg, which
@@ -857,6 +874,31 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
 int read_images_to_wrap(const StringList *files, OffloadEntry **images, PropertySets **properties,
                         size_t *count, Buffer **bytes);
 int wrap_main(int argc, char **argv); // `sycl-thinlto wrap IMAGES -o wrapper.o`
+
+// wrap/register_host.c: seed 004's "custom host compiler" pass. Every global variable
+// DEFINED in M with "sycl-unique-id" and "sycl-uid-kind" is registered by one internal
+// constructor, first in llvm.global_ctors at priority HOST_REGISTRATION_PRIORITY (or lower, to
+// stay first): __register_uniquely_identifiable_object(&var, "<id>", "<kind>"). A registered
+// variable gets HOST_REGISTERED_METADATA, so a second run (or a module linked from processed
+// ones) registers nothing twice. *registered: how many calls it added. 0, or -1 with *errmsg.
+#define HOST_REGISTRATION_FUNCTION "__register_uniquely_identifiable_object"
+#define HOST_REGISTRATION_CTOR "sycl.register_uniquely_identifiable_objects"
+#define HOST_REGISTERED_METADATA "sycl.uid.registered"
+enum { HOST_REGISTRATION_PRIORITY = 1 };
+int register_host_objects(LLVMModuleRef m, size_t *registered, char **errmsg);
+// The pass on bitcode DATA (NAME for messages) into *out, in the LTO form it came in (a
+// ThinLTO module keeps a summary). Nothing to register: *out is a copy of DATA, byte for byte.
+// Its own context; thread-safe. 0, or -1 with *errmsg.
+int register_host_bitcode(const uint8_t *data, size_t size, const char *name, Buffer *out,
+                          size_t *registered, char **errmsg);
+// LLVM bitcode (raw or in the 0x0B17C0DE wrapper), by its magic number.
+bool is_llvm_bitcode(const uint8_t *data, size_t size);
+// The device code a host-LTO bitcode module embeds (clang -fsycl -flto: the initializer of its
+// global in section .llvm.offloading), appended to *out. 0 (*out untouched when there is
+// none), or -1 with *errmsg.
+int host_bitcode_offloading(const uint8_t *data, size_t size, const char *name, Buffer *out,
+                            char **errmsg);
+int register_host_main(int argc, char **argv); // `sycl-thinlto register-host IN.bc -o OUT.bc`
 
 // wrap/linker_wrapper.c: `sycl-thinlto wrapper`, or argv[0] ending in clang-linker-wrapper:
 // clang-linker-wrapper 22's command line; device link, wrap, then the host linker.

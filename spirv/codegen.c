@@ -27,13 +27,15 @@
 // aborts the backend without SPV_KHR_bit_instructions. "all" is not used: it turns on
 // float_controls2 (execution mode 6028, rejected by spirv-val 2023.1), linkonce_odr,
 // no_integer_wrap and optnone decorations in every module, and SPV_ALTERA_* names
-// older consumers do not know.
+// older consumers do not know. Device globals carry HostAccessINTEL with their unique ID
+// (hooks/finalize.c), which needs SPV_INTEL_global_variable_host_access.
 const char *const spirv_extensions = "+SPV_INTEL_function_pointers,"
                                      "+SPV_INTEL_variable_length_array,"
                                      "+SPV_EXT_shader_atomic_float_add,"
                                      "+SPV_EXT_shader_atomic_float_min_max,"
                                      "+SPV_EXT_shader_atomic_float16_add,"
-                                     "+SPV_KHR_bit_instructions";
+                                     "+SPV_KHR_bit_instructions,"
+                                     "+SPV_INTEL_global_variable_host_access";
 
 static pthread_once_t target_once = PTHREAD_ONCE_INIT;
 
