@@ -532,12 +532,15 @@ static void closure_push(Group *group, uint32_t entry) {
 }
 
 // Whether group G's image only declares node N: another group's kernel, another set's
-// virtual function, or (when images may import) another group's SYCL_EXTERNAL function.
+// virtual function, or (when images may import) another group's SYCL_EXTERNAL function that
+// an image can import: not one named "__" by intel's rule, which SYCL/imported symbols never
+// lists (so the runtime could never resolve it); such a function is copied, as intel does.
 static bool only_declared(const Node *n, int g, const Group *group, const SplitOptions *o) {
   if (n->kind != NODE_FUNCTION || !n->defined) return n->kind == NODE_FUNCTION;
   if (n->kernel && n->group != g) return true;
   if (n->virtual_set >= 0 && n->virtual_set != group->virtual_set) return true;
-  return o->allow_dependencies && n->sycl_external && n->group >= 0 && n->group != g;
+  return o->allow_dependencies && n->sycl_external && n->group >= 0 && n->group != g &&
+         !is_implementation_name(LLVMGetValueName2(n->value, &(size_t){0}));
 }
 
 static void walk_closure(Graph *g, Walk *w, Group *group, int gi, const uint32_t *roots,
