@@ -21,10 +21,11 @@ static const char usage[] =
     "  wrapper   the whole link as clang-linker-wrapper: device link, wrap, host link\n"
     "  register-host  add the constructor registering a host module's uniquely identifiable\n"
     "            variables (device_global, specialization_id) with the runtime\n"
+    "  post-link intel's sycl-post-link: split into modules, .table, .prop and .sym files\n"
     "\n"
     "Run 'sycl-thinlto <command> --help' for a command's options.\n"
     "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line;\n"
-    "as clang-linker-wrapper, clang-linker-wrapper 22's.\n";
+    "as clang-linker-wrapper, clang-linker-wrapper 22's; as sycl-post-link, intel's.\n";
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -35,6 +36,7 @@ static int run(int argc, char **argv) {
   const char *self = base_name(argv[0]);
   if (strstr(self, "clang-sycl-linker")) return clang_sycl_linker_main(argc, argv);
   if (strstr(self, "clang-linker-wrapper")) return linker_wrapper_main(argc, argv);
+  if (strstr(self, "sycl-post-link")) return post_link_main(argc, argv);
 
   if (argc < 2) {
     fputs(usage, stderr);
@@ -56,6 +58,7 @@ static int run(int argc, char **argv) {
   if (!strcmp(cmd, "wrap")) return wrap_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "wrapper")) return linker_wrapper_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "register-host")) return register_host_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "post-link")) return post_link_main(argc - 1, argv + 1);
   fprintf(stderr, "%s: error: unknown command '%s'; see 'sycl-thinlto --help'\n", TOOL_NAME, cmd);
   return 1;
 }

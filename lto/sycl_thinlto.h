@@ -645,6 +645,7 @@ void propsets_add_bytes(PropertySets *p, const char *set, const char *name, cons
                         size_t size);
 const Property *propsets_find(const PropertySets *p, const char *set, const char *name);
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set);
+void propsets_remove(PropertySets *p, const char *set, const char *name); // if it is there
 void propsets_free(PropertySets *p);
 // Upstream JSON: {"Set": {"Name": 1 | "<standard base64>"}}; malloc'd text.
 char *propsets_to_json(const PropertySets *p);
@@ -687,6 +688,12 @@ typedef struct {
   bool allow_dependencies;    // --allow-device-image-dependencies: symbol tables are written
   bool dummy_image;           // SPLIT_DUMMY_KEY / SPLIT_DUMMY_METADATA: a set's dummy image
   int opt_level;              // optLevel: the input module's own level, else -O; -1: none
+  // sycl-post-link's rules (split/post_link.c; false for the link): symbol tables and device
+  // globals only where asked for, the exported symbols are ENTRY_POINTS' spir_func functions
+  // in their order, imports need no sycl-module-id, no creates-virtual-functions-set.
+  bool post_link;
+  bool emit_exported, emit_imported, emit_device_globals;
+  const StringList *entry_points; // the image's entry points, in module order
 } PropertyInputs;
 void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets *out);
 // The level a module's code was compiled at, for optLevel: "sycl-optlevel" (a kernel's first,
@@ -703,6 +710,8 @@ void check_link_imports(const ImageResult *results, size_t count);
 // intel's rule, for this property only) and, with MODULE_IDS (DPC++ IR), one that carries
 // sycl-module-id.
 bool is_importable_declaration(LLVMValueRef f, bool module_ids);
+// intel's "__" rule alone: NAME begins with "__" before or after Itanium demangling.
+bool is_implementation_name(const char *name);
 // properties/devicelib.c: the mask bit of the fallback library providing NAME, or 0.
 uint32_t devicelib_bit(const char *name);
 size_t devicelib_table_size(void);
@@ -717,12 +726,23 @@ const char *devicelib_wrapper_library(const char *name);
 
 typedef enum { SPLIT_KERNEL, SPLIT_SOURCE, SPLIT_AUTO, SPLIT_NONE } SplitMode;
 
+struct SplitImage;
+// A consumer of the split modules (split/post_link.c): called with each image's module, which
+// it may change but not dispose, instead of the image being written as bitcode with a summary
+// and the !sycl-split mark. 0, or -1 with *errmsg.
+typedef int (*SplitEmit)(void *arg, LLVMModuleRef m, const struct SplitImage *image, char **errmsg);
+
 typedef struct {
   SplitMode mode;
   bool allow_dependencies; // SYCL_EXTERNAL functions are imported, not copied, across images
   bool aot;                // --aot-aspects given: the device's aspects are known
   StringList aot_aspects;  // what the device supports (names, e.g. fp64, or numbers)
   const Cache *cache;      // --cache-dir: an unchanged input's split is reused
+  bool only_kernels;       // kernels (and virtual functions) are the only entry points
+  bool post_link;          // sycl-post-link's conventions: its module order (category keys,
+                           // descending), and copies keep their linkage (its cleanup decides)
+  SplitEmit emit;          // NULL: images are written as bitcode
+  void *emit_arg;
 } SplitOptions;
 
 // How split images are marked; properties/ (issue 4) reads the same marks.
@@ -738,12 +758,13 @@ typedef struct {
 #define SPLIT_MODE_METADATA "sycl-split"
 #define SPLIT_DUMMY_METADATA "sycl-dummy-image"
 
-typedef struct {
-  Buffer bitcode;      // written with a ThinLTO summary
+typedef struct SplitImage {
+  Buffer bitcode;      // written with a ThinLTO summary (empty with SplitOptions.emit)
   StringList kernels;  // in module order
   StringList exported; // SYCL_EXTERNAL (and outlined virtual) functions it defines for others
-  char *virtual_set;   // the outlined "indirectly-callable" set, or NULL
-  bool dummy;          // the set's functions with empty bodies
+  StringList entries; // its group's entry points (kernels, SYCL_EXTERNAL, virtual), in module order
+  char *virtual_set;  // the outlined "indirectly-callable" set, or NULL
+  bool dummy;         // the set's functions with empty bodies
 } SplitImage;
 
 typedef struct {
@@ -813,6 +834,9 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
 void propagate_aspects(LLVMModuleRef m);
 // split/command.c: `sycl-thinlto split`.
 int split_main(int argc, char **argv);
+// split/post_link.c: `sycl-thinlto post-link`, or argv[0] ending in sycl-post-link: intel's
+// sycl-post-link command line and output files over split_module and compute_properties.
+int post_link_main(int argc, char **argv);
 
 //
 // lto/full_lto.c — --lto=full: one module, optimized once, split again (the baseline)

@@ -288,7 +288,7 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
   StringList fixed = {0};
   uint64_t wg[3];
   unsigned wg_dims = 0;
-  bool have_wg = false, have_num_dim = false, have_sub_group = false;
+  bool have_wg = false, several_wg = false, have_num_dim = false, have_sub_group = false;
   uint32_t num_dim = 0, sub_group = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     unsigned n = 0;
@@ -305,10 +305,19 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
     }
     free(ops);
     ops = function_metadata(f, "reqd_work_group_size", &n);
-    if (ops && !have_wg && n >= 1 && n <= 3) {
-      have_wg = true;
+    if (ops && n >= 1 && n <= 3) {
+      // As intel: the first size, dropped if another function requires a different one (an
+      // image of several sizes, --split=none, cannot promise any).
+      uint64_t size[3];
       for (unsigned i = 0; i < n; i++)
-        wg[wg_dims++] = constant_int(ops[i], &v) ? (uint64_t)v : 0;
+        size[i] = constant_int(ops[i], &v) ? (uint64_t)v : 0;
+      if (!have_wg && !several_wg) {
+        have_wg = true;
+        wg_dims = n;
+        memcpy(wg, size, n * sizeof *size);
+      } else if (n != wg_dims || memcmp(wg, size, n * sizeof *size)) {
+        several_wg = true;
+      }
     }
     free(ops);
     if (!have_sub_group) { // the first entry point's, as intel
@@ -333,7 +342,7 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
   }
   strlist_free(&fixed);
   if (have_sub_group) propsets_add_u32(out, set, "reqd_sub_group_size", sub_group);
-  if (have_wg) {
+  if (have_wg && !several_wg) {
     uint8_t bytes[24];
     for (unsigned i = 0; i < wg_dims; i++)
       for (int k = 0; k < 8; k++)
@@ -347,7 +356,7 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
 // is_builtin_name): a name that begins with "__" before or after Itanium demangling
 // (__anything, _Z8__insidev, _ZN7__spirv8internalEv) is the implementation's and not listed.
 // The first source name of a mangling: _Z [N] [CV-qualifiers] [L] <len><id>.
-static bool is_implementation_name(const char *name) {
+bool is_implementation_name(const char *name) {
   if (!strncmp(name, "__", 2)) return true;
   if (strncmp(name, "_Z", 2)) return false;
   const char *p = name + 2;
@@ -377,6 +386,26 @@ static bool is_device_global_declaration(LLVMValueRef gv) {
   LLVMTypeRef t = LLVMGlobalGetValueType(gv);
   const char *name = LLVMGetTypeKind(t) == LLVMStructTypeKind ? LLVMGetStructName(t) : NULL;
   return name && strstr(name, "device_global");
+}
+
+// sycl-post-link's symbol tables: -emit-exported-symbols lists the entry points that are
+// spir_func functions, not virtual ones, in entry-point order; -emit-imported-symbols (with
+// -allow-device-image-dependencies) the used declarations intel could import, in module order.
+static void post_link_symbol_properties(LLVMModuleRef m, const PropertyInputs *in,
+                                        PropertySets *out) {
+  for (size_t i = 0; in->emit_exported && in->entry_points && i < in->entry_points->count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, in->entry_points->items[i]);
+    if (!f || LLVMIsDeclaration(f) || LLVMGetFunctionCallConv(f) != CC_SPIR_FUNC) continue;
+    if (has_function_attribute(f, "indirectly-callable")) continue;
+    propsets_add_u32(out, "SYCL/exported symbols", in->entry_points->items[i], 1);
+  }
+  if (!in->emit_imported || !in->allow_dependencies) return;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (is_importable_declaration(f, false) && LLVMGetFirstUse(f)) {
+      char *name = value_name(f);
+      propsets_add_u32(out, "SYCL/imported symbols", name, 1);
+      free(name);
+    }
 }
 
 // SYCL/exported symbols and SYCL/imported symbols (seed 000), under
@@ -504,7 +533,8 @@ static void collect_vtable_sets(LLVMValueRef v, ValueSet *seen, StringList *sets
 static void virtual_functions_property(LLVMModuleRef m, const PropertyInputs *in,
                                        PropertySets *out) {
   const char *vf = "SYCL/virtual functions";
-  if (!in->kernels || !in->kernels->count) {
+  // sycl-post-link looks for a set's function in every image: its images are split by set.
+  if (!in->kernels || !in->kernels->count || in->post_link) {
     for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
       char *set = LLVMIsDeclaration(f) ? NULL : function_attribute(f, "indirectly-callable");
       if (!set) continue;
@@ -525,12 +555,14 @@ static void virtual_functions_property(LLVMModuleRef m, const PropertyInputs *in
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
     collect_vtable_sets(LLVMGetInitializer(g), &seen, &creates);
   free(seen.slots);
+  // "uses": intel's name for seed 002's "calls-virtual-functions-set" (its runtime reads it);
+  // "creates" is seed 002's, which intel does not write.
   if (calls.count) {
     char *value = join_sorted(&calls);
-    add_string(out, vf, "calls-virtual-functions-set", value);
+    add_string(out, vf, "uses-virtual-functions-set", value);
     free(value);
   }
-  if (creates.count) {
+  if (creates.count && !in->post_link) {
     char *value = join_sorted(&creates);
     add_string(out, vf, "creates-virtual-functions-set", value);
     free(value);
@@ -581,9 +613,12 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
 
   devicelib_property(m, out);
   requirements_property(m, &reach, &entries, out);
-  if (in->allow_dependencies) symbol_properties(m, in, out);
+  if (in->post_link)
+    post_link_symbol_properties(m, in, out);
+  else if (in->allow_dependencies)
+    symbol_properties(m, in, out);
   misc_property(in->opt_level, out);
-  device_globals_property(m, out);
+  if (!in->post_link || in->emit_device_globals) device_globals_property(m, out);
   virtual_functions_property(m, in, out);
   assert_property(m, in->kernels, out);
 

@@ -607,8 +607,8 @@ static void check_image_scope(const ProgramFacts *p, const ImageRoots *images, s
           } else if (first != im + 1) {
             char *prev = strmap_get(&first_user, name);
             error(img->origin,
-                  "device_global '%s' with the device_image_scope property is used in more than "
-                  "one image: %s, %s",
+                  "device_global variable '%s' with property \"device_image_scope\" is used in "
+                  "more than one device image: %s, %s",
                   name, prev, user);
             free(user);
             strmap_put(&first_image, name, (void *)(uintptr_t)-1); // reported once
