@@ -156,6 +156,9 @@ int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **sec
         length > (uint64_t)(data + size - contents)) {
       *errmsg = format("section %s out of range", offloading_section_name);
       result = -1;
+    } else if (!length) {
+      *errmsg = format("section %s is empty", offloading_section_name);
+      result = -1;
     } else {
       *section = contents;
       *section_size = length;

@@ -331,7 +331,8 @@ void release_input_bytes(InputSet *set);
 bool is_spirv_triple(const char *triple);
 const char *canonical_triple(const char *triple);
 // The .llvm.offloading section of an ELF object, through llvm-c's object API.
-// 0 with *section NULL when the object has none; -1 with *errmsg if not an object.
+// 0 with *section NULL when the object has none; -1 with *errmsg if not an object or the
+// section is out of range or empty.
 int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
                            size_t *section_size, char **errmsg);
 
