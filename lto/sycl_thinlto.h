@@ -82,8 +82,13 @@ void strlist_split_commas(StringList *out, const char *list);
 const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name);
 void buffer_append(Buffer *b, const void *data, size_t n);
 
-// 0, or a negative errno.
+// 0, or a negative errno: -EISDIR for a directory, -ENODEV for a device (/dev/zero never
+// ends). A FIFO is read to its end; one nobody writes to reads as empty, it does not hang.
 int read_file(const char *path, Buffer *out);
+// What read_file's negative errno RC means, for "FILE: <text>".
+const char *read_error_text(int rc);
+// True if both paths exist and name the same file (an output that would replace an input).
+bool same_file(const char *a, const char *b);
 // Maps a regular, non-empty file read-only: its pages are memory only while they are used
 // (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
 int map_file(const char *path, Buffer *out);
@@ -317,6 +322,11 @@ typedef struct {
   size_t count, cap;
   Buffer *files; // the input files' bytes, kept until the link no longer needs them
   size_t num_files;
+  // Set by a link before reading: a bitcode file named on the command line for another
+  // target, and user images for two different SPIR-V targets (spir64_gen and spirv64), are
+  // errors there; inspect lists what it finds and only notes what it skips.
+  bool for_link;
+  char *target, *target_origin; // for_link: the first user image's target, and where from
 } InputSet;
 
 // Adds the images of one file (any supported form). Errors are fatal.

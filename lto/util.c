@@ -228,10 +228,12 @@ void buffer_append(Buffer *b, const void *data, size_t n) {
 }
 
 int read_file(const char *path, Buffer *out) {
-  int fd = open(path, O_RDONLY);
+  // Non-blocking, so that opening a FIFO nobody writes to does not wait forever; reads block
+  // again below, and such a FIFO reads as empty.
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0) return -errno;
   struct stat st;
-  if (fstat(fd, &st) < 0) {
+  if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
     int e = -errno;
     close(fd);
     return e;
@@ -239,6 +241,11 @@ int read_file(const char *path, Buffer *out) {
   if (S_ISDIR(st.st_mode)) {
     close(fd);
     return -EISDIR;
+  }
+  // A device has no end to read to (/dev/zero, /dev/urandom) or is nobody's input file.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    close(fd);
+    return -ENODEV;
   }
   // CAP + 1 bytes: reading a regular file to its end, at exactly st_size, needs no growth.
   size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536, size = 0;
@@ -259,6 +266,16 @@ int read_file(const char *path, Buffer *out) {
   close(fd);
   *out = (Buffer){data, size, false};
   return 0;
+}
+
+const char *read_error_text(int rc) {
+  return rc == -ENODEV ? "a device, not a file" : strerror(-rc);
+}
+
+bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
 }
 
 int map_file(const char *path, Buffer *out) {

@@ -78,6 +78,8 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
   }
   if (!c->input) fatal(NULL, "no input file");
   if (!c->output) fatal(NULL, "no output file; use -o <file>");
+  if (same_file(c->input, c->output))
+    fatal(c->input, "is also the output file (-o %s); splitting would overwrite it", c->output);
   if (c->jobs <= 0) c->jobs = (int)uv_available_parallelism();
 }
 
@@ -213,7 +215,7 @@ int split_main(int argc, char **argv) {
   parse_split_command(argc, argv, &c);
   Buffer file = {0};
   int rc = read_file(c.input, &file);
-  if (rc < 0) fatal(c.input, "%s", strerror(-rc));
+  if (rc < 0) fatal(c.input, "%s", read_error_text(rc));
 
   Buffer out = {0};
   OffloadEntry *entries = NULL;
@@ -221,6 +223,8 @@ int split_main(int argc, char **argv) {
   char *why;
   if (is_bitcode(file.data, file.size)) {
     char *triple = bitcode_triple(&file, c.input);
+    if (!is_spirv_triple(triple))
+      fatal(c.input, "bitcode for '%s': only spir64/spirv64 device code is split", triple);
     OffloadString keys[] = {{"triple", triple}, {"arch", ""}};
     OffloadEntry bare = {.image_kind = IMG_BITCODE,
                          .offload_kind = OFK_SYCL,
