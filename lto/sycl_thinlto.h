@@ -57,10 +57,24 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
     if (!(c)) die("assertion failed: %s", #c);                                                     \
   } while (0)
 
-// Paths removed if the process exits through fatal() or exit_on_errors(); a directory
-// is removed with the files in it.
+// lto/cleanup.c: paths removed if the process exits through fatal() or exit_on_errors(),
+// or is ended by SIGINT, SIGTERM or SIGHUP; a directory is removed with the files in it.
 void remove_on_failure(const char *path);
 void keep_on_success(const char *path);
+void remove_failure_paths(void); // exit_failure()'s
+// lto/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
+void track_child(int pid);
+void untrack_child(int pid);
+// lto/cleanup.c: on SIGINT, SIGTERM or SIGHUP (unless ignored at start) the children get the
+// signal (SIGKILL after 2 s), the paths are removed, and the process ends by the signal.
+// Installed first thing in main; a child forked from us that is not us (the spawner)
+// uninstalls it.
+void install_signal_cleanup(void);
+void uninstall_signal_cleanup(void);
+// True once such a signal is being handled: nothing more is committed.
+bool ending_by_signal(void);
+// Exits wait here while a signal is handled, so the process ends by the signal.
+void wait_while_ending(void);
 // Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
 void remove_files_in(const char *dir, const char *prefix);
 

@@ -44,6 +44,7 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   pid_t pid;
   rc = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv, environ);
   if (rc) goto fail_spawn;
+  track_child(pid); // a signal that ends us ends it too
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
@@ -61,10 +62,12 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   while (waitpid(pid, wait_status, 0) < 0)
     if (errno != EINTR) {
       rc = errno;
+      untrack_child(pid);
       free(output->data);
       *output = (Buffer){0};
       return -rc;
     }
+  untrack_child(pid);
   return 0;
 
 fail_spawn:
@@ -120,6 +123,7 @@ int spirv_validate(const Buffer *spirv, char **errmsg) {
     free(path);
     return -1;
   }
+  remove_on_failure(path);
   int result = -1;
   const uint8_t *p = spirv->data;
   size_t left = spirv->size;
@@ -173,6 +177,7 @@ int spirv_validate(const Buffer *spirv, char **errmsg) {
   free(output.data);
 fail_file:
   unlink(path);
+  keep_on_success(path);
   free(path);
   return result;
 }

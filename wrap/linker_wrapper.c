@@ -415,6 +415,7 @@ int linker_wrapper_main(int argc, char **argv) {
       const char *tmp = getenv("TMPDIR");
       temp_dir = format("%s/%s-wrapper-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
       if (!mkdtemp(temp_dir)) fatal(temp_dir, "cannot create a directory: %s", strerror(errno));
+      remove_on_failure(temp_dir);
       device_binary = format("%s/device.bin", temp_dir);
       wrapper_object = format("%s/wrapper.o", temp_dir);
     }
@@ -435,6 +436,7 @@ int linker_wrapper_main(int argc, char **argv) {
     unlink(device_binary);
     unlink(wrapper_object);
     rmdir(temp_dir);
+    keep_on_success(temp_dir);
   }
   free(temp_dir);
   free(device_binary);
