@@ -78,8 +78,6 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
   }
   if (!c->input) fatal(NULL, "no input file");
   if (!c->output) fatal(NULL, "no output file; use -o <file>");
-  if (same_file(c->input, c->output))
-    fatal(c->input, "is also the output file (-o %s); splitting would overwrite it", c->output);
   if (c->jobs <= 0) c->jobs = (int)uv_available_parallelism();
 }
 
