@@ -312,8 +312,10 @@ static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
   HookJob *job = arg;
   if (job->bc_path) {
     unlink(job->bc_path);
+    keep_on_success(job->bc_path);
     char *spv = format("%s.spv", job->bc_path);
     unlink(spv);
+    keep_on_success(spv);
     free(spv);
   }
   if (errmsg) {
@@ -343,6 +345,10 @@ static void complete_done(uv_work_t *req, int status) {
   }
   const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
   job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
+  char *spv = format("%s.spv", job->bc_path); // the translator's output (translator.c)
+  remove_on_failure(job->bc_path);
+  remove_on_failure(spv);
+  free(spv);
   if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
     job->error = format("cannot write %s for the translator", job->bc_path);
     finish(job);

@@ -156,6 +156,9 @@ int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **sec
         length > (uint64_t)(data + size - contents)) {
       *errmsg = format("section %s out of range", offloading_section_name);
       result = -1;
+    } else if (!length) {
+      *errmsg = format("section %s is empty", offloading_section_name);
+      result = -1;
     } else {
       *section = contents;
       *section_size = length;
@@ -288,6 +291,32 @@ static int bitcode_triple(const uint8_t *data, size_t size, char **triple, char 
 // Collecting images
 //
 
+// The device a SPIR-V triple compiles for: its architecture, where spir64 and spirv64 (with
+// or without a SPIR-V version) are the one generic target, and spir64_gen, spir64_x86_64 or
+// spir64_fpga (ahead-of-time targets) are others. Malloc'd.
+static char *spirv_target(const char *triple) {
+  size_t n = strcspn(triple, "-");
+  bool generic = (n == 6 && !strncmp(triple, "spir64", 6)) ||
+                 (n >= 7 && !strncmp(triple, "spirv64", 7) && (n == 7 || triple[7] == 'v'));
+  return generic ? xstrdup("spirv64") : xstrndup(triple, n);
+}
+
+// A link's user images must all be for one target: device code for two devices cannot be
+// linked into one image. Device libraries are generic code linked into any target.
+static void check_target(InputSet *set, const char *origin, const char *triple, bool is_library) {
+  if (!set->for_link || is_library) return;
+  char *target = spirv_target(triple);
+  if (!set->target) {
+    set->target = target;
+    set->target_origin = xstrdup(origin);
+    return;
+  }
+  if (strcmp(target, set->target))
+    fatal(origin, "device code for '%s' cannot be linked with device code for '%s' (%s)", triple,
+          set->target, set->target_origin);
+  free(target);
+}
+
 static void add_image(InputSet *set, InputImage image) {
   if (set->count == set->cap) {
     set->cap = set->cap ? set->cap * 2 : 16;
@@ -313,6 +342,7 @@ static void add_offload_entries(InputSet *set, const char *origin, OffloadEntry 
       note("%s: skipping %s image for '%s': only spir64/spirv64 images are linked", name,
            image_kind_name(e->image_kind), triple);
     } else {
+      check_target(set, name, triple, is_library);
       add_image(set, (InputImage){
                          .origin = name,
                          .image_kind = e->image_kind,
@@ -344,9 +374,15 @@ static void read_offload_binaries(InputSet *set, const char *origin, const char 
 }
 
 static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *data, size_t size,
-                              bool is_library) {
+                              bool is_library, bool is_member) {
   char *triple, *errmsg;
   if (bitcode_triple(data, size, &triple, &errmsg)) fatal(origin, "%s", errmsg);
+  // A file given to a link is meant to be linked; an archive may mix in host bitcode.
+  if (!is_spirv_triple(triple) && set->for_link && !is_member) {
+    if (*triple)
+      fatal(origin, "bitcode for '%s': only spir64/spirv64 device code is linked", triple);
+    fatal(origin, "bitcode without a target triple: only spir64/spirv64 device code is linked");
+  }
   if (!is_spirv_triple(triple)) {
     if (*triple)
       note("%s: skipping bitcode for '%s': only spir64/spirv64 modules are linked", origin, triple);
@@ -356,6 +392,7 @@ static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *
     free(triple);
     return;
   }
+  check_target(set, origin, triple, is_library);
   add_image(set, (InputImage){
                      .origin = xstrdup(origin),
                      .image_kind = IMG_BITCODE,
@@ -409,11 +446,13 @@ static void read_contents(InputSet *set, const char *origin, const uint8_t *data
   else if (is_offload_binary(data, size))
     read_offload_binaries(set, origin, "", data, size, is_library);
   else if (is_bitcode(data, size))
-    read_bare_bitcode(set, origin, data, size, is_library);
+    read_bare_bitcode(set, origin, data, size, is_library, is_member);
   else if (is_elf(data, size))
     read_object(set, origin, data, size, is_library);
   else if (is_member)
     note("%s: not bitcode, an ELF object or an OffloadBinary: skipped", origin);
+  else if (!size)
+    fatal(origin, "empty file");
   else
     fatal(origin, "not a bitcode file, ELF object, archive or OffloadBinary");
 }
@@ -421,7 +460,7 @@ static void read_contents(InputSet *set, const char *origin, const uint8_t *data
 void read_input_file(InputSet *set, const char *path, bool is_library) {
   Buffer file = {0};
   int rc = read_file(path, &file);
-  if (rc < 0) fatal(path, "%s", strerror(-rc));
+  if (rc < 0) fatal(path, "%s", read_error_text(rc));
   // The images point into these bytes, so they stay until the set is done with.
   set->files = xrealloc(set->files, (set->num_files + 1) * sizeof *set->files);
   set->files[set->num_files++] = file;

@@ -33,6 +33,7 @@ static const char *base_name(const char *path) {
 }
 
 static int run(int argc, char **argv) {
+  install_signal_cleanup(); // a signal removes what the command has written so far
   const char *self = base_name(argv[0]);
   if (strstr(self, "clang-sycl-linker")) return clang_sycl_linker_main(argc, argv);
   if (strstr(self, "clang-linker-wrapper")) return linker_wrapper_main(argc, argv);
@@ -73,5 +74,6 @@ int main(int argc, char **argv) {
     rc = 1;
   }
   fflush(stderr);
+  wait_while_ending(); // a signal being handled ends the process, not this exit
   _exit(rc);
 }

@@ -57,10 +57,24 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
     if (!(c)) die("assertion failed: %s", #c);                                                     \
   } while (0)
 
-// Paths removed if the process exits through fatal() or exit_on_errors(); a directory
-// is removed with the files in it.
+// lto/cleanup.c: paths removed if the process exits through fatal() or exit_on_errors(),
+// or is ended by SIGINT, SIGTERM or SIGHUP; a directory is removed with the files in it.
 void remove_on_failure(const char *path);
 void keep_on_success(const char *path);
+void remove_failure_paths(void); // exit_failure()'s
+// lto/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
+void track_child(int pid);
+void untrack_child(int pid);
+// lto/cleanup.c: on SIGINT, SIGTERM or SIGHUP (unless ignored at start) the children get the
+// signal (SIGKILL after 2 s), the paths are removed, and the process ends by the signal.
+// Installed first thing in main; a child forked from us that is not us (the spawner)
+// uninstalls it.
+void install_signal_cleanup(void);
+void uninstall_signal_cleanup(void);
+// True once such a signal is being handled: nothing more is committed.
+bool ending_by_signal(void);
+// Exits wait here while a signal is handled, so the process ends by the signal.
+void wait_while_ending(void);
 // Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
 void remove_files_in(const char *dir, const char *prefix);
 
@@ -82,8 +96,13 @@ void strlist_split_commas(StringList *out, const char *list);
 const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name);
 void buffer_append(Buffer *b, const void *data, size_t n);
 
-// 0, or a negative errno.
+// 0, or a negative errno: -EISDIR for a directory, -ENODEV for a device (/dev/zero never
+// ends). A FIFO is read to its end; one nobody writes to reads as empty, it does not hang.
 int read_file(const char *path, Buffer *out);
+// What read_file's negative errno RC means, for "FILE: <text>".
+const char *read_error_text(int rc);
+// True if both paths exist and name the same file (an output that would replace an input).
+bool same_file(const char *a, const char *b);
 // Maps a regular, non-empty file read-only: its pages are memory only while they are used
 // (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
 int map_file(const char *path, Buffer *out);
@@ -320,6 +339,11 @@ typedef struct {
   size_t count, cap;
   Buffer *files; // the input files' bytes, kept until the link no longer needs them
   size_t num_files;
+  // Set by a link before reading: a bitcode file named on the command line for another
+  // target, and user images for two different SPIR-V targets (spir64_gen and spirv64), are
+  // errors there; inspect lists what it finds and only notes what it skips.
+  bool for_link;
+  char *target, *target_origin; // for_link: the first user image's target, and where from
 } InputSet;
 
 // Adds the images of one file (any supported form). Errors are fatal.
@@ -334,7 +358,8 @@ void release_input_bytes(InputSet *set);
 bool is_spirv_triple(const char *triple);
 const char *canonical_triple(const char *triple);
 // The .llvm.offloading section of an ELF object, through llvm-c's object API.
-// 0 with *section NULL when the object has none; -1 with *errmsg if not an object.
+// 0 with *section NULL when the object has none; -1 with *errmsg if not an object or the
+// section is out of range or empty.
 int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
                            size_t *section_size, char **errmsg);
 

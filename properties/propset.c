@@ -568,7 +568,7 @@ int propsets_from_prop(const char *text, PropertySets *out, char **errmsg) {
         } else {
           for (int k = 0; k < 8; k++)
             bits |= (uint64_t)raw.data[k] << (8 * k);
-          uint64_t n = (bits + 7) / 8;
+          uint64_t n = bits / 8 + (bits % 8 != 0); // (bits + 7) / 8 would wrap
           if (n > raw.size - 8)
             rc = prop_line_error(out, errmsg, line_no, "byte array shorter than its bit count");
           else

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -335,12 +336,16 @@ static int serve_request(const uint8_t *bitcode, size_t size) {
     why = format("SPIR-V worker: cannot create a pipe: %s", strerror(errno));
     goto answer_why;
   }
+  pid_t self = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     why = format("SPIR-V worker: cannot fork for the backend: %s", strerror(errno));
     goto answer_why;
   }
   if (pid == 0) {
+    // It ends with the worker (which ends with the spawner, which ends with the linker):
+    // a link killed in the middle of a module leaves no backend running on.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self) _exit(127);
     close(pipe_fds[0]);
     serve_in_child(bitcode, size, pipe_fds[1], log_fd);
   }

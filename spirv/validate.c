@@ -46,6 +46,7 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   pid_t pid;
   rc = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv, environ);
   if (rc) goto fail_spawn;
+  track_child(pid); // a signal that ends us ends it too
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
@@ -63,10 +64,12 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   while (waitpid(pid, wait_status, 0) < 0)
     if (errno != EINTR) {
       rc = errno;
+      untrack_child(pid);
       free(output->data);
       *output = (Buffer){0};
       return -rc;
     }
+  untrack_child(pid);
   return 0;
 
 fail_spawn:

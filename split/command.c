@@ -213,7 +213,7 @@ int split_main(int argc, char **argv) {
   parse_split_command(argc, argv, &c);
   Buffer file = {0};
   int rc = read_file(c.input, &file);
-  if (rc < 0) fatal(c.input, "%s", strerror(-rc));
+  if (rc < 0) fatal(c.input, "%s", read_error_text(rc));
 
   Buffer out = {0};
   OffloadEntry *entries = NULL;
@@ -221,6 +221,8 @@ int split_main(int argc, char **argv) {
   char *why;
   if (is_bitcode(file.data, file.size)) {
     char *triple = bitcode_triple(&file, c.input);
+    if (!is_spirv_triple(triple))
+      fatal(c.input, "bitcode for '%s': only spir64/spirv64 device code is split", triple);
     OffloadString keys[] = {{"triple", triple}, {"arch", ""}};
     OffloadEntry bare = {.image_kind = IMG_BITCODE,
                          .offload_kind = OFK_SYCL,

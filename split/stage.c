@@ -105,7 +105,10 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
   if (ok) memcpy(head, b.data, sizeof head);
   RecordReader rd = {b.data + sizeof head, b.data + b.size, !ok};
   *r = (SplitResult){0};
-  if (ok && head[1] < b.size) r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
+  // Each image takes at least five records (41 bytes) of the entry: the count is checked
+  // against the entry's size before it sizes the array.
+  if (ok && head[1] <= (b.size - sizeof head) / 41)
+    r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
   for (uint64_t i = 0; ok && r->images && i < head[1] && !rd.bad; i++) {
     SplitImage *im = &r->images[r->count++];
     size_t size;

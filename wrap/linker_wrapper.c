@@ -127,22 +127,25 @@ static bool is_relocatable_elf(const uint8_t *data, size_t size) {
   return size >= 18 && !memcmp(data, "\177ELF", 4) && data[16] == 1 && data[17] == 0; // ET_REL
 }
 
-static bool object_has_device_code(const uint8_t *data, size_t size) {
+// A damaged object is reported here, naming it: the host linker might not look at the
+// .llvm.offloading section at all, and the device code in it would silently be lost.
+static bool object_has_device_code(const char *origin, const uint8_t *data, size_t size) {
   if (is_offload_binary(data, size)) return true;
   if (!is_relocatable_elf(data, size)) return false;
   const uint8_t *section;
   size_t section_size;
   char *why;
   if (elf_offloading_section(data, size, &section, &section_size, &why)) {
+    error(origin, "%s", why);
     free(why);
-    return false; // the host linker will say what is wrong with it
+    return false;
   }
   return section != NULL;
 }
 
 static bool file_has_device_code(const char *path) {
   Buffer file = {0};
-  if (read_file(path, &file)) return false;
+  if (read_file(path, &file)) return false; // the host linker says why
   bool found = false;
   if (is_archive(file.data, file.size)) {
     ArchiveMember *members;
@@ -150,15 +153,19 @@ static bool file_has_device_code(const char *path) {
     char *why;
     if (!archive_parse(file.data, file.size, &members, &count, &why)) {
       for (size_t i = 0; i < count; i++) {
-        found = found || object_has_device_code(members[i].data, members[i].size);
+        char *origin = format("%s(%s)", path, members[i].name);
+        found = object_has_device_code(origin, members[i].data, members[i].size) || found;
+        free(origin);
         free(members[i].name);
       }
       free(members);
     } else {
+      // Thin archives hold host code only here (ours are never thin); others are damaged.
+      if (file.size < 8 || memcmp(file.data, "!<thin>\n", 8)) error(path, "%s", why);
       free(why);
     }
   } else {
-    found = object_has_device_code(file.data, file.size);
+    found = object_has_device_code(path, file.data, file.size);
   }
   free(file.data);
   return found;
@@ -501,6 +508,7 @@ int linker_wrapper_main(int argc, char **argv) {
     const char *tmp = getenv("TMPDIR");
     temp_dir = format("%s/%s-wrapper-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
     if (!mkdtemp(temp_dir)) fatal(temp_dir, "cannot create a directory: %s", strerror(errno));
+    remove_on_failure(temp_dir);
     temp_prefix = format("%s/", temp_dir);
   }
   device_binary = format("%s%s", temp_prefix, o.save_temps ? "bin" : "device.bin");
@@ -514,6 +522,7 @@ int linker_wrapper_main(int argc, char **argv) {
   // Which inputs of the host link carry device code: objects, archives, -l archives.
   StringList device_inputs = {0};
   if (!rc) collect_device_inputs(&o.linker_args, &device_inputs);
+  exit_on_errors(); // damaged inputs, before anything is written
   if (!device_inputs.count) {
     free(wrapper_object);
     wrapper_object = NULL;
@@ -535,6 +544,7 @@ int linker_wrapper_main(int argc, char **argv) {
     for (size_t i = 0; i < host_temps.count; i++)
       unlink(host_temps.items[i]);
     rmdir(temp_dir);
+    keep_on_success(temp_dir);
   }
   strlist_free(&host_temps);
   free(temp_dir);
