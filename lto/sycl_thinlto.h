@@ -332,6 +332,10 @@ typedef struct {
   const uint8_t *data; // the image bytes; they live as long as the input buffers
   size_t size;
   bool is_library; // --device-libs: supplies definitions, never emitted
+  // What split/program.c reads of the image, when the link's split wrote it (else NULL):
+  // serialized facts, living as long as the image's bytes.
+  const uint8_t *facts;
+  size_t facts_size;
 } InputImage;
 
 typedef struct {
@@ -768,6 +772,7 @@ typedef struct {
                            // descending), and copies keep their linkage (its cleanup decides)
   SplitEmit emit;          // NULL: images are written as bitcode
   void *emit_arg;
+  bool facts; // each image also gets its whole-program facts (module_facts), for the link
 } SplitOptions;
 
 // How split images are marked; properties/ (issue 4) reads the same marks.
@@ -790,6 +795,7 @@ typedef struct SplitImage {
   StringList entries; // its group's entry points (kernels, SYCL_EXTERNAL, virtual), in module order
   char *virtual_set;  // the outlined "indirectly-callable" set, or NULL
   bool dummy;         // the set's functions with empty bodies
+  Buffer facts;       // SplitOptions.facts: module_facts of the image as written
 } SplitImage;
 
 typedef struct {
@@ -845,6 +851,9 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs);
 // direct calls and "calls-indirectly" sets in any unit.
 typedef struct ProgramFacts ProgramFacts;
 ProgramFacts *program_facts(const InputSet *inputs, const Cache *cache, int jobs);
+// What program_facts reads of one module, serialized into OUT: the split stage computes it
+// while the image's module is in memory, so that the facts stage need not parse it again.
+void module_facts(LLVMModuleRef m, Buffer *out);
 void program_facts_free(ProgramFacts *p);
 // The aspects external function NAME reaches in the whole program (appended to OUT).
 void program_aspects(const ProgramFacts *p, const char *name, StringList *out);

@@ -137,34 +137,44 @@ static void facts_free(ModuleFacts *mf) {
   *mf = (ModuleFacts){0};
 }
 
-// Cache entry: the dummy flag, a count, then per global its flags, name, set ("" for none)
-// and four string lists.
-static void store_facts(const Cache *c, const char *key, const ModuleFacts *mf) {
-  Buffer b = {0};
+// Serialized (cache entries, InputImage.facts): the dummy flag, a count, then per global its
+// flags, name, set ("" for none) and four string lists.
+static void facts_serialize(const ModuleFacts *mf, Buffer *b) {
   uint64_t head[2] = {mf->dummy, mf->count};
-  buffer_append(&b, head, sizeof head);
+  buffer_append(b, head, sizeof head);
   for (size_t i = 0; i < mf->count; i++) {
     const GlobalFact *f = &mf->items[i];
-    record_put(&b, &f->flags, 1);
-    record_put(&b, f->name, strlen(f->name));
-    record_put(&b, f->set ? f->set : "", f->set ? strlen(f->set) : 0);
-    record_put_strings(&b, &f->aspects);
-    record_put_strings(&b, &f->calls);
-    record_put_strings(&b, &f->sets_called);
-    record_put_strings(&b, &f->uses);
+    record_put(b, &f->flags, 1);
+    record_put(b, f->name, strlen(f->name));
+    record_put(b, f->set ? f->set : "", f->set ? strlen(f->set) : 0);
+    record_put_strings(b, &f->aspects);
+    record_put_strings(b, &f->calls);
+    record_put_strings(b, &f->sets_called);
+    record_put_strings(b, &f->uses);
   }
+}
+
+static void store_facts(const Cache *c, const char *key, const ModuleFacts *mf) {
+  Buffer b = {0};
+  facts_serialize(mf, &b);
   cache_store(c, "facts", key, &b);
   free(b.data);
 }
 
-static bool load_facts(const Cache *c, const char *key, ModuleFacts *mf) {
-  Buffer b;
-  if (cache_get(c, "facts", key, &b)) return false;
+void module_facts(LLVMModuleRef m, Buffer *out) {
+  ModuleFacts mf;
+  read_facts(m, &mf);
+  facts_serialize(&mf, out);
+  facts_free(&mf);
+}
+
+// False (and MF empty) for bytes that are not what facts_serialize writes.
+static bool facts_deserialize(const uint8_t *data, size_t size, ModuleFacts *mf) {
   uint64_t head[2] = {0, 0};
-  bool ok = b.size >= sizeof head;
-  if (ok) memcpy(head, b.data, sizeof head);
-  ok = ok && head[1] <= b.size;
-  RecordReader r = {b.data + sizeof head, b.data + b.size, !ok};
+  bool ok = size >= sizeof head;
+  if (ok) memcpy(head, data, sizeof head);
+  ok = ok && head[1] <= size;
+  RecordReader r = {data + sizeof head, data + size, !ok};
   *mf = (ModuleFacts){.dummy = head[0] != 0};
   for (uint64_t i = 0; ok && i < head[1]; i++) {
     if (mf->count == mf->cap) {
@@ -188,6 +198,13 @@ static bool load_facts(const Cache *c, const char *key, ModuleFacts *mf) {
   }
   ok = ok && !r.bad && r.p == r.end;
   if (!ok) facts_free(mf);
+  return ok;
+}
+
+static bool load_facts(const Cache *c, const char *key, ModuleFacts *mf) {
+  Buffer b;
+  if (cache_get(c, "facts", key, &b)) return false;
+  bool ok = facts_deserialize(b.data, b.size, mf);
   free(b.data);
   return ok;
 }
@@ -346,6 +363,8 @@ static void facts_one(void *arg, size_t i) {
   FactsJob *job = arg;
   const InputImage *in = &job->inputs->items[i];
   if (!wants_facts(in)) return;
+  // The split stage wrote this image and read its facts then.
+  if (in->facts && facts_deserialize(in->facts, in->facts_size, &job->modules[i])) return;
   char key[CACHE_KEY_SIZE];
   if (job->cache) {
     char content[CACHE_KEY_SIZE];
@@ -558,6 +577,7 @@ static void add_image(InputSet *inputs, InputImage **items, size_t *count, size_
   if (bytes) {
     image.data = bytes->data;
     image.size = bytes->size;
+    image.facts = NULL, image.facts_size = 0;
     inputs->files = xrealloc(inputs->files, (inputs->num_files + 1) * sizeof(Buffer));
     inputs->files[inputs->num_files++] = *bytes;
     *bytes = (Buffer){0};
@@ -710,6 +730,7 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
         SplitImage *image = &rep[m].split.images[k];
         InputImage out = *in;
         out.origin = xstrdup(in->origin);
+        out.facts = NULL, out.facts_size = 0; // (not read again: the facts stage is over)
         split_image_keys(image, SPLIT_SOURCE, in->keys, in->num_keys, &out.keys, &out.num_keys);
         if (num_roots == roots_cap) roots = xrealloc(roots, (roots_cap *= 2) * sizeof(ImageRoots));
         roots[num_roots] = (ImageRoots){.module = m, .origin = out.origin};

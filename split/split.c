@@ -830,6 +830,7 @@ static int write_image(Extraction *x, LLVMModuleRef m, SplitImage *image) {
       x->error = why;
       return -1;
     }
+    if (x->options->facts) module_facts(m, &image->facts);
   }
   SplitResult *out = x->out;
   out->images = xrealloc(out->images, (out->count + 1) * sizeof(SplitImage));
@@ -1017,6 +1018,7 @@ void split_result_free(SplitResult *r) {
   for (size_t i = 0; i < r->count; i++) {
     SplitImage *image = &r->images[i];
     free(image->bitcode.data);
+    free(image->facts.data);
     strlist_free(&image->kernels);
     strlist_free(&image->exported);
     strlist_free(&image->entries);

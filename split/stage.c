@@ -213,9 +213,14 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
       split_image_keys(image, o->mode, in->keys, in->num_keys, &out.keys, &out.num_keys);
       out.data = image->bitcode.data;
       out.size = image->bitcode.size;
-      inputs->files = xrealloc(inputs->files, (inputs->num_files + 1) * sizeof(Buffer));
+      out.facts = image->facts.data;
+      out.facts_size = image->facts.size;
+      // Both buffers join the input files: they live as long as the link needs them.
+      inputs->files = xrealloc(inputs->files, (inputs->num_files + 2) * sizeof(Buffer));
       inputs->files[inputs->num_files++] = image->bitcode;
+      if (image->facts.data) inputs->files[inputs->num_files++] = image->facts;
       image->bitcode = (Buffer){0};
+      image->facts = (Buffer){0};
       add_input(&items, &count, &cap, out);
     }
     split_result_free(&job->result);
