@@ -690,7 +690,8 @@ typedef struct {
   int opt_level;              // optLevel: the input module's own level, else -O; -1: none
   // sycl-post-link's rules (split/post_link.c; false for the link): symbol tables and device
   // globals only where asked for, the exported symbols are ENTRY_POINTS' spir_func functions
-  // in their order, imports need no sycl-module-id, no creates-virtual-functions-set.
+  // in their order, imports need no sycl-module-id, no creates-virtual-functions-set, aspects
+  // from !sycl_used_aspects only (none inferred from double/half).
   bool post_link;
   bool emit_exported, emit_imported, emit_device_globals;
   const StringList *entry_points; // the image's entry points, in module order

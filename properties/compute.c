@@ -214,8 +214,9 @@ static bool type_is_fp(LLVMTypeRef t, LLVMTypeKind kind) {
 }
 
 // The aspects F uses: its sycl_used_aspects metadata (numbers, or !{!"name", i32 n} pairs),
-// and, as intel's aspect propagation infers them, fp64 and fp16 for double and half values.
-static void function_used_aspects(LLVMValueRef f, StringList *values) {
+// and with INFER_TYPES, as intel's aspect propagation infers them, fp64 and fp16 for double
+// and half values (sycl-post-link reads the metadata only: the compiler propagated already).
+static void function_used_aspects(LLVMValueRef f, bool infer_types, StringList *values) {
   unsigned n = 0;
   LLVMValueRef *ops = function_metadata(f, "sycl_used_aspects", &n);
   for (unsigned i = 0; i < n; i++) {
@@ -229,6 +230,7 @@ static void function_used_aspects(LLVMValueRef f, StringList *values) {
     }
   }
   free(ops);
+  if (!infer_types) return;
   bool fp64 = false, fp16 = false;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
@@ -272,11 +274,11 @@ static void add_u32_array(PropertySets *out, const char *set, const char *name,
 // reqd_sub_group_size of the entry points, reqd_work_group_size_uint64_t and
 // work_group_num_dim of the module's functions.
 static void requirements_property(LLVMModuleRef m, const Reach *reach, const StringList *entries,
-                                  PropertySets *out) {
+                                  bool infer_types, PropertySets *out) {
   const char *set = "SYCL/device requirements";
   StringList aspects = {0};
   for (size_t i = 0; i < reach->count; i++)
-    function_used_aspects(reach->functions[i], &aspects);
+    function_used_aspects(reach->functions[i], infer_types, &aspects);
   if (aspects.count) qsort(aspects.items, aspects.count, sizeof *aspects.items, compare_numbers);
   uint32_t *values = xcalloc(aspects.count ? aspects.count : 1, sizeof *values);
   for (size_t i = 0; i < aspects.count; i++)
@@ -612,7 +614,7 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
         reach_function(&reach, f, true);
 
   devicelib_property(m, out);
-  requirements_property(m, &reach, &entries, out);
+  requirements_property(m, &reach, &entries, !in->post_link, out);
   if (in->post_link)
     post_link_symbol_properties(m, in, out);
   else if (in->allow_dependencies)

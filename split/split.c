@@ -957,8 +957,10 @@ int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char 
   *out = (SplitResult){0};
   *errmsg = NULL;
   // What each kernel and set function reaches in this unit (intel's aspect propagation): the
-  // groups and the dummies follow it. The link adds what other units contribute.
-  propagate_aspects(m);
+  // groups and the dummies follow it. The link adds what other units contribute. Not for the
+  // post-link front: DPC++ propagates while compiling, and sycl-post-link reads only what the
+  // compiler left in !sycl_used_aspects.
+  if (!o->post_link) propagate_aspects(m);
   VirtualSets sets = {0};
   virtual_sets_prepare(m, o, &sets);
   // Outlining is for JIT: under AOT the device's aspects are known and nothing is outlined;
