@@ -608,7 +608,7 @@ static void check_image_scope(const ProgramFacts *p, const ImageRoots *images, s
             char *prev = strmap_get(&first_user, name);
             error(img->origin,
                   "device_global variable '%s' with property \"device_image_scope\" is used in "
-                  "more than one device image: %s, %s",
+                  "more than one device image. Reached from: %s, %s",
                   name, prev, user);
             free(user);
             strmap_put(&first_image, name, (void *)(uintptr_t)-1); // reported once

@@ -662,7 +662,7 @@ static int check_image_scope_global(const Graph *g, const ReverseGraph *r, uint3
   buffer_append(&users, "", 1);
   if (several)
     *errmsg = format("device_global variable '%s' with property \"device_image_scope\" is used "
-                     "in more than one device image: %s",
+                     "in more than one device image. Reached from: %s",
                      LLVMGetValueName2(g->nodes[target].value, &(size_t){0}), (char *)users.data);
   free(users.data);
   free(seen);
