@@ -271,8 +271,8 @@ static void add_u32_array(PropertySets *out, const char *set, const char *name,
 
 // SYCL/device requirements (intel's SYCLDeviceRequirements, keys in its std::map order):
 // aspects of what the entry points reach (always present, possibly empty), fixed_target,
-// reqd_sub_group_size of the entry points, reqd_work_group_size_uint64_t and
-// work_group_num_dim of the module's functions.
+// joint_matrix and joint_matrix_mad (the strings, as bytes), reqd_sub_group_size of the entry
+// points, reqd_work_group_size_uint64_t and work_group_num_dim of the module's functions.
 static void requirements_property(LLVMModuleRef m, const Reach *reach, const StringList *entries,
                                   bool infer_types, PropertySets *out) {
   const char *set = "SYCL/device requirements";
@@ -292,6 +292,9 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
   unsigned wg_dims = 0;
   bool have_wg = false, several_wg = false, have_num_dim = false, have_sub_group = false;
   uint32_t num_dim = 0, sub_group = 0;
+  // As intel: the last function's non-empty sycl_joint_matrix / sycl_joint_matrix_mad string.
+  const char *matrix_keys[2] = {"sycl_joint_matrix", "sycl_joint_matrix_mad"};
+  char *matrix[2] = {NULL, NULL};
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     unsigned n = 0;
     int64_t v;
@@ -299,6 +302,16 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
     for (unsigned i = 0; i < n; i++)
       if (constant_int(ops[i], &v)) add_aspect(&fixed, v);
     free(ops);
+    for (int k = 0; k < 2; k++) {
+      ops = function_metadata(f, matrix_keys[k], &n);
+      unsigned len = 0;
+      const char *text = ops && n >= 1 && ops[0] ? LLVMGetMDString(ops[0], &len) : NULL;
+      if (text && len) {
+        free(matrix[k]);
+        matrix[k] = xstrndup(text, len);
+      }
+      free(ops);
+    }
     ops = function_metadata(f, "work_group_num_dim", &n);
     // As intel: taken while no reqd_work_group_size has been seen.
     if (ops && n >= 1 && constant_int(ops[0], &v) && !have_wg) {
@@ -343,6 +356,10 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
     free(targets);
   }
   strlist_free(&fixed);
+  if (matrix[0]) propsets_add_bytes(out, set, "joint_matrix", matrix[0], strlen(matrix[0]));
+  if (matrix[1]) propsets_add_bytes(out, set, "joint_matrix_mad", matrix[1], strlen(matrix[1]));
+  free(matrix[0]);
+  free(matrix[1]);
   if (have_sub_group) propsets_add_u32(out, set, "reqd_sub_group_size", sub_group);
   if (have_wg && !several_wg) {
     uint8_t bytes[24];
