@@ -507,14 +507,20 @@ static void misc_property(int opt_level, PropertySets *out) {
     propsets_add_u32(out, "SYCL/misc properties", "optLevel", (uint32_t)opt_level);
 }
 
-// SYCL/device globals: per global with "sycl-unique-id", {u32 size, u8 device_image_scope,
-// 3 bytes of padding}: intel's DeviceGlobalProperty as the runtime reads it.
-static void device_globals_property(LLVMModuleRef m, PropertySets *out) {
+// SYCL/device globals: per global with "sycl-unique-id" (for the post-link front also
+// "sycl-device-global-size"), {u32 size, u8 device_image_scope, 3 bytes of padding}: intel's
+// DeviceGlobalProperty as the runtime reads it.
+static void device_globals_property(LLVMModuleRef m, bool post_link, PropertySets *out) {
   LLVMTargetDataRef layout = LLVMGetModuleDataLayout(m);
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
-    char *id = global_attribute(g, "sycl-unique-id");
-    if (!id) continue;
     char *size_text = global_attribute(g, "sycl-device-global-size");
+    // DPC++ marks a device_global by its size (other globals, host pipes among them, have
+    // unique ids too): sycl-post-link lists no other. Upstream clang writes no size.
+    char *id = post_link && !size_text ? NULL : global_attribute(g, "sycl-unique-id");
+    if (!id) {
+      free(size_text);
+      continue;
+    }
     char *scope = global_attribute(g, "sycl-device-image-scope");
     uint32_t size = size_text ? (uint32_t)strtoul(size_text, NULL, 10)
                               : (uint32_t)LLVMABISizeOfType(layout, LLVMGlobalGetValueType(g));
@@ -637,7 +643,7 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
   else if (in->allow_dependencies)
     symbol_properties(m, in, out);
   misc_property(in->opt_level, out);
-  if (!in->post_link || in->emit_device_globals) device_globals_property(m, out);
+  if (!in->post_link || in->emit_device_globals) device_globals_property(m, in->post_link, out);
   virtual_functions_property(m, in, out);
   assert_property(m, in->kernels, out);
 
