@@ -779,6 +779,9 @@ int split_mode_parse(const char *text, SplitMode *mode); // 0, or -1 if unknown
 // contexts. 0, or -1 with *errmsg (a user error: e.g. a device_image_scope global in two
 // images).
 int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char **errmsg);
+// A device_global (DPC++'s "sycl-device-global-size") with the device_image_scope property
+// ("sycl-device-image-scope", not "false"): it must live in one image.
+bool is_image_scope_global(LLVMValueRef v);
 void split_result_free(SplitResult *r);
 // True if M carries the !sycl-split mark: it was split already.
 bool module_is_split(LLVMModuleRef m);

@@ -114,11 +114,7 @@ static void read_facts(LLVMModuleRef m, ModuleFacts *mf) {
     if (!LLVMIsDeclaration(fn) && !LLVMGetIntrinsicID(fn)) read_function(mf, fn);
   for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v)) {
     if (LLVMIsDeclaration(v)) continue;
-    const char *scope;
-    size_t len;
-    bool image_scope = bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
-                       !(len == 5 && !memcmp(scope, "false", 5));
-    GlobalFact *f = new_fact(mf, v, image_scope ? FACT_IMAGE_SCOPE : 0);
+    GlobalFact *f = new_fact(mf, v, is_image_scope_global(v) ? FACT_IMAGE_SCOPE : 0);
     add_references(&f->uses, LLVMGetInitializer(v), 0);
   }
 }

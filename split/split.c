@@ -220,6 +220,14 @@ static void add_user_edges(Graph *g, EdgeList *edges, uint32_t target, LLVMValue
   }
 }
 
+bool is_image_scope_global(LLVMValueRef v) {
+  const char *scope, *size;
+  size_t len, size_len;
+  return bridge_global_attribute(v, "sycl-device-global-size", &size, &size_len) &&
+         bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
+         !(len == 5 && !memcmp(scope, "false", 5));
+}
+
 static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool outline) {
   bool module_ids = module_has_module_ids(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
@@ -235,10 +243,7 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
     Node node = {.value = v, .kind = NODE_VARIABLE, .defined = !LLVMIsDeclaration(v)};
     node.exported = node.defined && LLVMGetLinkage(v) == LLVMExternalLinkage;
     node.everywhere = LLVMGetLinkage(v) == LLVMAppendingLinkage;
-    const char *scope;
-    size_t len;
-    node.image_scope = bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
-                       !(len == 5 && !memcmp(scope, "false", 5));
+    node.image_scope = is_image_scope_global(v);
     add_node(g, node, v);
   }
   g->num_variables = g->count - g->num_functions;
