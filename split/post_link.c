@@ -172,7 +172,8 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
 //
 // Before the split, as sycl-post-link's pre-split pipeline: llvm.used (which names every
 // kernel, and would put each in every image) goes, and llvm.compiler.used keeps no
-// device_global (the SPIR-V translator would keep them alive).
+// device_global (the SPIR-V translator would keep them alive); a device_global nothing else
+// uses is deleted.
 //
 
 static bool is_device_global(LLVMValueRef gv) {
@@ -189,6 +190,16 @@ static LLVMValueRef strip_casts(LLVMValueRef v) {
   return v;
 }
 
+// Whether V has a user other than constants nothing uses (such as the elements of a
+// deleted llvm.compiler.used): intel's Constant::isConstantUsed.
+static bool is_constant_used(LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAConstant(user) || LLVMIsAGlobalValue(user) || is_constant_used(user)) return true;
+  }
+  return false;
+}
+
 static void presplit_cleanup(LLVMModuleRef m) {
   LLVMValueRef used = LLVMGetNamedGlobal(m, "llvm.used");
   if (used) LLVMDeleteGlobal(used);
@@ -197,10 +208,14 @@ static void presplit_cleanup(LLVMModuleRef m) {
   if (!init || !LLVMIsAConstantArray(init)) return;
   int n = LLVMGetNumOperands(init);
   LLVMValueRef *keep = xcalloc((size_t)n + 1, sizeof(LLVMValueRef));
-  size_t kept = 0;
+  LLVMValueRef *dropped = xcalloc((size_t)n + 1, sizeof(LLVMValueRef));
+  size_t kept = 0, num_dropped = 0;
   for (int i = 0; i < n; i++) {
     LLVMValueRef op = LLVMGetOperand(init, i);
-    if (!is_device_global(strip_casts(op))) keep[kept++] = op;
+    if (!is_device_global(strip_casts(op)))
+      keep[kept++] = op;
+    else
+      dropped[num_dropped++] = strip_casts(op);
   }
   if (kept < (size_t)n) {
     LLVMTypeRef element = LLVMGetElementType(LLVMGlobalGetValueType(compiler_used));
@@ -213,6 +228,17 @@ static void presplit_cleanup(LLVMModuleRef m) {
       LLVMSetSection(gv, "llvm.metadata");
     }
   }
+  // A device_global only llvm.compiler.used kept alive goes too (it would be in every module).
+  for (size_t i = 0; i < num_dropped; i++) {
+    LLVMValueRef dg = dropped[i];
+    bool seen = false;
+    for (size_t k = 0; k < i; k++)
+      seen |= dropped[k] == dg;
+    if (seen || is_constant_used(dg)) continue;
+    LLVMReplaceAllUsesWith(dg, LLVMGetPoison(LLVMTypeOf(dg))); // the dead constants' uses
+    LLVMDeleteGlobal(dg);
+  }
+  free(dropped);
   free(keep);
 }
 
