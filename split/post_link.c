@@ -309,8 +309,19 @@ typedef struct {
   StringList files; // everything written, kept only if all goes well
 } Outputs;
 
+// "-" is standard output, as for sycl-post-link (LLVM's raw_fd_ostream).
+static int write_stdout(const void *data, size_t size) {
+  if (fwrite(data, 1, size, stdout) != size || fflush(stdout)) return -(errno ? errno : EIO);
+  return 0;
+}
+
 static int write_output(Outputs *o, const char *path, const void *data, size_t size,
                         char **errmsg) {
+  if (!strcmp(path, "-")) {
+    int rc = write_stdout(data, size);
+    if (rc < 0) *errmsg = format("<stdout>: cannot write: %s", strerror(-rc));
+    return rc;
+  }
   remove_on_failure(path);
   strlist_push(&o->files, xstrdup(path));
   int rc = write_file_atomic(path, data, size);
@@ -457,7 +468,10 @@ int post_link_main(int argc, char **argv) {
   split_result_free(&result);
   context_dispose(ctx);
 
-  if (!p.ir_output_only) {
+  if (!p.ir_output_only && !strcmp(p.output, "-")) {
+    int rc = write_stdout(out.table.data, out.table.size);
+    if (rc < 0) fatal("<stdout>", "cannot write: %s", strerror(-rc));
+  } else if (!p.ir_output_only) {
     remove_on_failure(p.output);
     int rc = write_file_atomic(p.output, out.table.data, out.table.size);
     if (rc < 0) fatal(p.output, "cannot write: %s", strerror(-rc));
