@@ -281,8 +281,12 @@ static int cleanup_module(LLVMModuleRef m, const SplitImage *image, bool allow_d
       LLVMSetLinkage(f, LLVMExternalLinkage);
     }
   }
+  // As LLVM's InternalizePass, which leaves an available_externally body (a declaration with
+  // a body) as it is.
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (is_internalizable(f) && !must_preserve(f, &entries, allow_dependencies)) make_internal(f);
+    if (is_internalizable(f) && LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage &&
+        !must_preserve(f, &entries, allow_dependencies))
+      make_internal(f);
   strmap_free(&entries);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err =
