@@ -258,8 +258,9 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
     add_user_edges(g, &edges, n, &stack, &stack_cap);
   free(stack);
 
-  // An indirect call may reach any address-taken function of its type: the caller needs the
-  // type's node, which needs every such function (kernels are never called).
+  // An indirect call may reach any function of its type that is address-taken or marked
+  // "referenced-indirectly" (DPC++'s device_indirectly_callable, intel's only candidates): the
+  // caller needs the type's node, which needs every such function (kernels are never called).
   for (uint32_t n = 0; n < g->num_functions; n++) {
     if (!g->nodes[n].defined) continue;
     LLVMValueRef f = g->nodes[n].value;
@@ -279,8 +280,8 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
   for (uint32_t n = 0; n < g->num_functions; n++) {
     Node *f = &g->nodes[n];
     uint32_t t;
-    if (f->address_taken && !f->kernel &&
-        ptrmap_get(&g->index, LLVMGlobalGetValueType(f->value), &t))
+    bool candidate = f->address_taken || has_fn_attribute(f->value, "referenced-indirectly");
+    if (candidate && !f->kernel && ptrmap_get(&g->index, LLVMGlobalGetValueType(f->value), &t))
       add_edge(&edges, t, n);
   }
 
