@@ -573,13 +573,31 @@ static void walk_closure(Graph *g, Walk *w, Group *group, int gi, const uint32_t
   }
 }
 
+// A defined variable LLVM may not drop when unused (isDiscardableIfUnused is false).
+static bool is_kept_variable(const Node *n) {
+  if (n->kind != NODE_VARIABLE || !n->defined) return false;
+  switch (LLVMGetLinkage(n->value)) {
+  case LLVMLinkOnceAnyLinkage:
+  case LLVMLinkOnceODRLinkage:
+  case LLVMInternalLinkage:
+  case LLVMPrivateLinkage:
+  case LLVMAvailableExternallyLinkage:
+    return false;
+  default:
+    return true;
+  }
+}
+
 static void compute_closures(Graph *g, Groups *gs, const SplitOptions *o) {
   Walk w = {.stamp = xcalloc(g->count, sizeof(uint32_t)),
             .queue = xmalloc(g->count * sizeof(uint32_t))};
+  // For the post-link front also every variable that may not be discarded (external, weak,
+  // common): intel's splitter starts each module's closure from them.
   uint32_t *everywhere = xmalloc(g->count * sizeof(uint32_t));
   size_t num_everywhere = 0;
   for (uint32_t n = 0; n < g->count; n++)
-    if (g->nodes[n].everywhere) everywhere[num_everywhere++] = n;
+    if (g->nodes[n].everywhere || (o->post_link && is_kept_variable(&g->nodes[n])))
+      everywhere[num_everywhere++] = n;
   uint32_t *roots = xmalloc(g->count * sizeof(uint32_t));
   for (size_t gi = 0; gi < gs->count; gi++) {
     Group *group = &gs->items[gi];
