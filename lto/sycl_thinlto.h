@@ -719,7 +719,8 @@ typedef struct {
   int opt_level;              // optLevel: the input module's own level, else -O; -1: none
   // sycl-post-link's rules (split/post_link.c; false for the link): symbol tables and device
   // globals only where asked for, the exported symbols are ENTRY_POINTS' spir_func functions
-  // in their order, imports need no sycl-module-id, no creates-virtual-functions-set.
+  // in their order, imports need no sycl-module-id, no creates-virtual-functions-set, aspects
+  // from !sycl_used_aspects only (none inferred from double/half).
   bool post_link;
   bool emit_exported, emit_imported, emit_device_globals;
   const StringList *entry_points; // the image's entry points, in module order
@@ -809,6 +810,9 @@ int split_mode_parse(const char *text, SplitMode *mode); // 0, or -1 if unknown
 // contexts. 0, or -1 with *errmsg (a user error: e.g. a device_image_scope global in two
 // images).
 int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char **errmsg);
+// A device_global (DPC++'s "sycl-device-global-size") with the device_image_scope property
+// ("sycl-device-image-scope", not "false"): it must live in one image.
+bool is_image_scope_global(LLVMValueRef v);
 void split_result_free(SplitResult *r);
 // True if M carries the !sycl-split mark: it was split already.
 bool module_is_split(LLVMModuleRef m);

@@ -172,7 +172,8 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
 //
 // Before the split, as sycl-post-link's pre-split pipeline: llvm.used (which names every
 // kernel, and would put each in every image) goes, and llvm.compiler.used keeps no
-// device_global (the SPIR-V translator would keep them alive).
+// device_global (the SPIR-V translator would keep them alive); a device_global nothing else
+// uses is deleted.
 //
 
 static bool is_device_global(LLVMValueRef gv) {
@@ -189,6 +190,16 @@ static LLVMValueRef strip_casts(LLVMValueRef v) {
   return v;
 }
 
+// Whether V has a user other than constants nothing uses (such as the elements of a
+// deleted llvm.compiler.used): intel's Constant::isConstantUsed.
+static bool is_constant_used(LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAConstant(user) || LLVMIsAGlobalValue(user) || is_constant_used(user)) return true;
+  }
+  return false;
+}
+
 static void presplit_cleanup(LLVMModuleRef m) {
   LLVMValueRef used = LLVMGetNamedGlobal(m, "llvm.used");
   if (used) LLVMDeleteGlobal(used);
@@ -197,10 +208,14 @@ static void presplit_cleanup(LLVMModuleRef m) {
   if (!init || !LLVMIsAConstantArray(init)) return;
   int n = LLVMGetNumOperands(init);
   LLVMValueRef *keep = xcalloc((size_t)n + 1, sizeof(LLVMValueRef));
-  size_t kept = 0;
+  LLVMValueRef *dropped = xcalloc((size_t)n + 1, sizeof(LLVMValueRef));
+  size_t kept = 0, num_dropped = 0;
   for (int i = 0; i < n; i++) {
     LLVMValueRef op = LLVMGetOperand(init, i);
-    if (!is_device_global(strip_casts(op))) keep[kept++] = op;
+    if (!is_device_global(strip_casts(op)))
+      keep[kept++] = op;
+    else
+      dropped[num_dropped++] = strip_casts(op);
   }
   if (kept < (size_t)n) {
     LLVMTypeRef element = LLVMGetElementType(LLVMGlobalGetValueType(compiler_used));
@@ -213,6 +228,17 @@ static void presplit_cleanup(LLVMModuleRef m) {
       LLVMSetSection(gv, "llvm.metadata");
     }
   }
+  // A device_global only llvm.compiler.used kept alive goes too (it would be in every module).
+  for (size_t i = 0; i < num_dropped; i++) {
+    LLVMValueRef dg = dropped[i];
+    bool seen = false;
+    for (size_t k = 0; k < i; k++)
+      seen |= dropped[k] == dg;
+    if (seen || is_constant_used(dg)) continue;
+    LLVMReplaceAllUsesWith(dg, LLVMGetPoison(LLVMTypeOf(dg))); // the dead constants' uses
+    LLVMDeleteGlobal(dg);
+  }
+  free(dropped);
   free(keep);
 }
 
@@ -255,8 +281,12 @@ static int cleanup_module(LLVMModuleRef m, const SplitImage *image, bool allow_d
       LLVMSetLinkage(f, LLVMExternalLinkage);
     }
   }
+  // As LLVM's InternalizePass, which leaves an available_externally body (a declaration with
+  // a body) as it is.
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (is_internalizable(f) && !must_preserve(f, &entries, allow_dependencies)) make_internal(f);
+    if (is_internalizable(f) && LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage &&
+        !must_preserve(f, &entries, allow_dependencies))
+      make_internal(f);
   strmap_free(&entries);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err =
@@ -283,8 +313,19 @@ typedef struct {
   StringList files; // everything written, kept only if all goes well
 } Outputs;
 
+// "-" is standard output, as for sycl-post-link (LLVM's raw_fd_ostream).
+static int write_stdout(const void *data, size_t size) {
+  if (fwrite(data, 1, size, stdout) != size || fflush(stdout)) return -(errno ? errno : EIO);
+  return 0;
+}
+
 static int write_output(Outputs *o, const char *path, const void *data, size_t size,
                         char **errmsg) {
+  if (!strcmp(path, "-")) {
+    int rc = write_stdout(data, size);
+    if (rc < 0) *errmsg = format("<stdout>: cannot write: %s", strerror(-rc));
+    return rc;
+  }
   remove_on_failure(path);
   strlist_push(&o->files, xstrdup(path));
   int rc = write_file_atomic(path, data, size);
@@ -431,7 +472,10 @@ int post_link_main(int argc, char **argv) {
   split_result_free(&result);
   context_dispose(ctx);
 
-  if (!p.ir_output_only) {
+  if (!p.ir_output_only && !strcmp(p.output, "-")) {
+    int rc = write_stdout(out.table.data, out.table.size);
+    if (rc < 0) fatal("<stdout>", "cannot write: %s", strerror(-rc));
+  } else if (!p.ir_output_only) {
     remove_on_failure(p.output);
     int rc = write_file_atomic(p.output, out.table.data, out.table.size);
     if (rc < 0) fatal(p.output, "cannot write: %s", strerror(-rc));

@@ -114,11 +114,7 @@ static void read_facts(LLVMModuleRef m, ModuleFacts *mf) {
     if (!LLVMIsDeclaration(fn) && !LLVMGetIntrinsicID(fn)) read_function(mf, fn);
   for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v)) {
     if (LLVMIsDeclaration(v)) continue;
-    const char *scope;
-    size_t len;
-    bool image_scope = bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
-                       !(len == 5 && !memcmp(scope, "false", 5));
-    GlobalFact *f = new_fact(mf, v, image_scope ? FACT_IMAGE_SCOPE : 0);
+    GlobalFact *f = new_fact(mf, v, is_image_scope_global(v) ? FACT_IMAGE_SCOPE : 0);
     add_references(&f->uses, LLVMGetInitializer(v), 0);
   }
 }
@@ -628,7 +624,7 @@ static void check_image_scope(const ProgramFacts *p, const ImageRoots *images, s
             char *prev = strmap_get(&first_user, name);
             error(img->origin,
                   "device_global variable '%s' with property \"device_image_scope\" is used in "
-                  "more than one device image: %s, %s",
+                  "more than one device image. Reached from: %s, %s",
                   name, prev, user);
             free(user);
             strmap_put(&first_image, name, (void *)(uintptr_t)-1); // reported once

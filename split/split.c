@@ -220,6 +220,14 @@ static void add_user_edges(Graph *g, EdgeList *edges, uint32_t target, LLVMValue
   }
 }
 
+bool is_image_scope_global(LLVMValueRef v) {
+  const char *scope, *size;
+  size_t len, size_len;
+  return bridge_global_attribute(v, "sycl-device-global-size", &size, &size_len) &&
+         bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
+         !(len == 5 && !memcmp(scope, "false", 5));
+}
+
 static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool outline) {
   bool module_ids = module_has_module_ids(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
@@ -235,10 +243,7 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
     Node node = {.value = v, .kind = NODE_VARIABLE, .defined = !LLVMIsDeclaration(v)};
     node.exported = node.defined && LLVMGetLinkage(v) == LLVMExternalLinkage;
     node.everywhere = LLVMGetLinkage(v) == LLVMAppendingLinkage;
-    const char *scope;
-    size_t len;
-    node.image_scope = bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
-                       !(len == 5 && !memcmp(scope, "false", 5));
+    node.image_scope = is_image_scope_global(v);
     add_node(g, node, v);
   }
   g->num_variables = g->count - g->num_functions;
@@ -253,8 +258,9 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
     add_user_edges(g, &edges, n, &stack, &stack_cap);
   free(stack);
 
-  // An indirect call may reach any address-taken function of its type: the caller needs the
-  // type's node, which needs every such function (kernels are never called).
+  // An indirect call may reach any function of its type that is address-taken or marked
+  // "referenced-indirectly" (DPC++'s device_indirectly_callable, intel's only candidates): the
+  // caller needs the type's node, which needs every such function (kernels are never called).
   for (uint32_t n = 0; n < g->num_functions; n++) {
     if (!g->nodes[n].defined) continue;
     LLVMValueRef f = g->nodes[n].value;
@@ -274,8 +280,8 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
   for (uint32_t n = 0; n < g->num_functions; n++) {
     Node *f = &g->nodes[n];
     uint32_t t;
-    if (f->address_taken && !f->kernel &&
-        ptrmap_get(&g->index, LLVMGlobalGetValueType(f->value), &t))
+    bool candidate = f->address_taken || has_fn_attribute(f->value, "referenced-indirectly");
+    if (candidate && !f->kernel && ptrmap_get(&g->index, LLVMGlobalGetValueType(f->value), &t))
       add_edge(&edges, t, n);
   }
 
@@ -567,13 +573,31 @@ static void walk_closure(Graph *g, Walk *w, Group *group, int gi, const uint32_t
   }
 }
 
+// A defined variable LLVM may not drop when unused (isDiscardableIfUnused is false).
+static bool is_kept_variable(const Node *n) {
+  if (n->kind != NODE_VARIABLE || !n->defined) return false;
+  switch (LLVMGetLinkage(n->value)) {
+  case LLVMLinkOnceAnyLinkage:
+  case LLVMLinkOnceODRLinkage:
+  case LLVMInternalLinkage:
+  case LLVMPrivateLinkage:
+  case LLVMAvailableExternallyLinkage:
+    return false;
+  default:
+    return true;
+  }
+}
+
 static void compute_closures(Graph *g, Groups *gs, const SplitOptions *o) {
   Walk w = {.stamp = xcalloc(g->count, sizeof(uint32_t)),
             .queue = xmalloc(g->count * sizeof(uint32_t))};
+  // For the post-link front also every variable that may not be discarded (external, weak,
+  // common): intel's splitter starts each module's closure from them.
   uint32_t *everywhere = xmalloc(g->count * sizeof(uint32_t));
   size_t num_everywhere = 0;
   for (uint32_t n = 0; n < g->count; n++)
-    if (g->nodes[n].everywhere) everywhere[num_everywhere++] = n;
+    if (g->nodes[n].everywhere || (o->post_link && is_kept_variable(&g->nodes[n])))
+      everywhere[num_everywhere++] = n;
   uint32_t *roots = xmalloc(g->count * sizeof(uint32_t));
   for (size_t gi = 0; gi < gs->count; gi++) {
     Group *group = &gs->items[gi];
@@ -662,7 +686,7 @@ static int check_image_scope_global(const Graph *g, const ReverseGraph *r, uint3
   buffer_append(&users, "", 1);
   if (several)
     *errmsg = format("device_global variable '%s' with property \"device_image_scope\" is used "
-                     "in more than one device image: %s",
+                     "in more than one device image. Reached from: %s",
                      LLVMGetValueName2(g->nodes[target].value, &(size_t){0}), (char *)users.data);
   free(users.data);
   free(seen);
@@ -958,8 +982,10 @@ int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char 
   *out = (SplitResult){0};
   *errmsg = NULL;
   // What each kernel and set function reaches in this unit (intel's aspect propagation): the
-  // groups and the dummies follow it. The link adds what other units contribute.
-  propagate_aspects(m);
+  // groups and the dummies follow it. The link adds what other units contribute. Not for the
+  // post-link front: DPC++ propagates while compiling, and sycl-post-link reads only what the
+  // compiler left in !sycl_used_aspects.
+  if (!o->post_link) propagate_aspects(m);
   VirtualSets sets = {0};
   virtual_sets_prepare(m, o, &sets);
   // Outlining is for JIT: under AOT the device's aspects are known and nothing is outlined;
