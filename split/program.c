@@ -365,7 +365,7 @@ static void facts_one(void *arg, size_t i) {
   if (job->cache) {
     char content[CACHE_KEY_SIZE];
     cache_content_key(in->data, in->size, content);
-    cache_derived_key("facts v1", content, key);
+    cache_derived_key("facts v2", content, key);
     if (load_facts(job->cache, key, &job->modules[i])) return;
   }
   LLVMContextRef ctx = context_create();

@@ -70,7 +70,7 @@ typedef struct {
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v4");
+  cache_hash_tool(&h, "split v5");
   char *options = format("mode=%d deps=%d aot=%d", o->mode, o->allow_dependencies, o->aot);
   cache_hash_string(&h, options);
   free(options);
