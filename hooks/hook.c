@@ -256,20 +256,35 @@ static int check_undefined_imports(HookJob *job) {
   return 0;
 }
 
+// Takes ERRMSG (malloc'd) as the job's error, with the image's kernels: which image failed.
+static void fail_image(HookJob *job, char *errmsg) {
+  char *kernels = strlist_join(&job->result->symbols, " ");
+  job->error = format("%s\n>>> image kernels: %s", errmsg, kernels);
+  free(kernels);
+  free(errmsg);
+}
+
 // Thread pool: what the SPIR-V still imports must be the implementation's or a set's, and it
 // must pass spirv-val.
 static void check_image(uv_work_t *req) {
   HookJob *job = req->data;
   const HookOptions *opts = job->run->opts;
   ImageResult *res = job->result;
-  if (spirv_fix_null_integers(&res->spirv, &job->error)) return;
+  char *errmsg = NULL;
+  if (spirv_fix_null_integers(&res->spirv, &errmsg)) goto fail;
   save_temp(opts, job->image, "spv", &res->spirv);
-  StringList exports = {0};
-  if (spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &job->error)) return;
-  if (check_undefined_imports(job)) return;
-  if (opts->validate && spirv_validate(&res->spirv, &job->error)) return;
+  StringList exports = {0}; // not needed here
+  int unreadable =
+      spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &errmsg);
+  strlist_free(&exports);
+  if (unreadable) goto fail;
+  if (check_undefined_imports(job)) return; // names the kernels that use each symbol
+  if (opts->validate && spirv_validate(&res->spirv, &errmsg)) goto fail;
   if (opts->cache)
     image_cache_store(opts->cache, job->cache_key, &job->looked_up, job->run->sources, res);
+  return;
+fail:
+  fail_image(job, errmsg);
 }
 
 static void check_work(uv_work_t *req) {
@@ -319,10 +334,7 @@ static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
     free(spv);
   }
   if (errmsg) {
-    char *kernels = strlist_join(&job->result->symbols, " ");
-    job->error = format("%s\n>>> image kernels: %s", errmsg, kernels);
-    free(kernels);
-    free(errmsg);
+    fail_image(job, errmsg);
     finish(job);
     return;
   }

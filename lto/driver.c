@@ -408,11 +408,24 @@ static int run_link(LinkOptions *o) {
     buffer_free(&optimized[i]);
   for (size_t i = 0; i < emitted; i++) {
     free(results[i].spirv.data);
+    strlist_free(&results[i].symbols);
+    strlist_free(&results[i].imports);
     propsets_free(&results[i].properties);
   }
   free(optimized);
   free(results);
+  resolution_free(&r);
+  input_set_free(&images);
+  input_set_free(&inputs);
+  if (cachep) free(cache.dir); // all the link allocated is freed: valgrind finds no leak
   return 0;
+}
+
+static void free_options(LinkOptions *o) {
+  strlist_free(&o->inputs);
+  strlist_free(&o->device_libs);
+  strlist_free(&o->library_paths);
+  strlist_free(&o->split.aot_aspects);
 }
 
 static void default_options(LinkOptions *o) {
@@ -427,12 +440,16 @@ int link_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, false);
-  return run_link(&o);
+  int rc = run_link(&o);
+  free_options(&o);
+  return rc;
 }
 
 int clang_sycl_linker_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, true);
-  return run_link(&o);
+  int rc = run_link(&o);
+  free_options(&o);
+  return rc;
 }

@@ -225,6 +225,7 @@ Buffer *full_split(FullModule *fm, const Resolution *r, const SplitOptions *opti
         .arch = xstrdup(arch ? arch : ""),
         .data = image->bitcode.data,
         .size = image->bitcode.size,
+        .keys_copied = true, // split_image_keys's texts are the image's own
     };
     split_image_keys(image, o->mode, NULL, 0, &in.keys, &in.num_keys);
     add_image(images, bitcode, in); // the caller frees the bitcode after the hooks

@@ -468,14 +468,51 @@ void read_input_file(InputSet *set, const char *path, bool is_library) {
 }
 
 // An image's string keys point into its file's bytes (or its input's): they are copied, once,
-// before those go. The old arrays are small metadata, left until exit.
+// before those go.
 static void copy_keys(InputImage *in) {
   if (in->keys_copied) return;
   in->keys_copied = true;
   OffloadString *keys = xcalloc(in->num_keys ? in->num_keys : 1, sizeof(OffloadString));
   for (size_t k = 0; k < in->num_keys; k++)
     keys[k] = (OffloadString){xstrdup(in->keys[k].key), xstrdup(in->keys[k].value)};
+  free(in->keys);
   in->keys = keys;
+}
+
+InputImage input_image_derive(const InputImage *in) {
+  InputImage out = *in;
+  out.origin = xstrdup(in->origin);
+  out.triple = xstrdup(in->triple);
+  out.arch = xstrdup(in->arch);
+  out.keys = NULL;
+  out.num_keys = 0;
+  out.keys_copied = true;
+  out.facts = NULL; // the derived image's bytes are other bytes
+  out.facts_size = 0;
+  return out;
+}
+
+void input_image_free(InputImage *in) {
+  free(in->origin);
+  free(in->triple);
+  free(in->arch);
+  if (in->keys_copied)
+    offload_strings_free(in->keys, in->num_keys);
+  else
+    free(in->keys);
+  *in = (InputImage){0};
+}
+
+void input_set_free(InputSet *set) {
+  for (size_t i = 0; i < set->count; i++)
+    input_image_free(&set->items[i]);
+  free(set->items);
+  for (size_t i = 0; i < set->num_files; i++)
+    free(set->files[i].data);
+  free(set->files);
+  free(set->target);
+  free(set->target_origin);
+  *set = (InputSet){0};
 }
 
 // The file among the first N whose bytes hold DATA, or N. *HINT, where the last one was

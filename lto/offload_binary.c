@@ -233,6 +233,14 @@ const char *offload_entry_get(const OffloadEntry *e, const char *key) {
   return NULL;
 }
 
+void offload_strings_free(OffloadString *strings, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free((char *)strings[i].key);
+    free((char *)strings[i].value);
+  }
+  free(strings);
+}
+
 // The string table: a leading NUL (like ELF's), then each distinct text once.
 typedef struct {
   Buffer bytes;

@@ -300,6 +300,8 @@ int offload_binary_parse(const uint8_t *data, size_t size, OffloadEntry **entrie
 // Appends one v1 blob for E to OUT; strings are written in the order given.
 void offload_binary_append(Buffer *out, const OffloadEntry *e);
 const char *offload_entry_get(const OffloadEntry *e, const char *key);
+// The texts and the array.
+void offload_strings_free(OffloadString *strings, size_t count);
 const char *image_kind_name(uint16_t kind); // "spirv", "bitcode", ...
 
 //
@@ -358,6 +360,13 @@ void release_file_bytes(InputSet *set, size_t num_files);
 // Frees the bytes of every file and image once the modules are prepared (origins and keys
 // stay): the thin link works on the prepared copies.
 void release_input_bytes(InputSet *set);
+// An image owns its origin, triple, arch and key array, and the keys' texts once
+// keys_copied. derive: a copy of IN's own strings, no keys and keys_copied set (an image made
+// from IN: the keys that split_image_keys makes are its own). free: what it owns, not its bytes.
+InputImage input_image_derive(const InputImage *in);
+void input_image_free(InputImage *in);
+// Every image, the files' bytes and the set's own strings.
+void input_set_free(InputSet *set);
 // Triples linked here: spirv64*, spir64* (canonicalized to SPIRV_TRIPLE).
 bool is_spirv_triple(const char *triple);
 const char *canonical_triple(const char *triple);
@@ -844,7 +853,7 @@ void empty_function_body(LLVMValueRef f);
 int split_bitcode(const uint8_t *data, size_t size, const char *name, const SplitOptions *o,
                   SplitResult *out, bool *already_split, char **errmsg);
 // The string keys of a split image: the input's keys with sycl-split set, and the
-// virtual-function marks. *keys is malloc'd; the texts are the arguments' or constants.
+// virtual-function marks. *keys and every text in it are malloc'd (offload_strings_free).
 void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadString *input_keys,
                       size_t num_input_keys, OffloadString **keys, size_t *count);
 // split/stage.c: the link-time split stage: every user image without a sycl-split key or

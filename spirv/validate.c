@@ -139,6 +139,9 @@ int spirv_validate(const Buffer *image, char **errmsg) {
     char *text = diagnostic && diagnostic->error
                      ? format("error: line %zu: %s", diagnostic->position.index, diagnostic->error)
                      : format("error: validation failed (code %d)", (int)rc);
+    size_t len = strlen(text); // the validator ends its message with a newline
+    while (len && text[len - 1] == '\n')
+      text[--len] = 0;
     if (declares_function_pointers(spirv) && function_pointers_unsupported(text)) {
       // Not a verdict on the module; said with -v, not failed.
       note("not validated: this spirv-val cannot check SPV_INTEL_function_pointers (%.*s)",

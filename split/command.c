@@ -149,7 +149,7 @@ static void split_entries(const SplitCommand *c, OffloadEntry *entries, size_t c
       split_image_keys(image, c->split.mode, job->entry->strings, job->entry->num_strings,
                        &e.strings, &e.num_strings);
       offload_binary_append(out, &e);
-      free(e.strings);
+      offload_strings_free(e.strings, e.num_strings);
       if (c->save_temps) {
         char *path = format("%s.%zu.bc", c->output, (*saved)++);
         int rc = write_file_atomic(path, image->bitcode.data, image->bitcode.size);

@@ -720,13 +720,14 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
   size_t num_roots = 0, roots_cap = 2 * inputs->count + 1;
   for (size_t m = 0; m < inputs->count; m++) {
     InputImage *in = &inputs->items[m];
-    if (rep[m].removed) continue;
+    if (rep[m].removed) { // merged into the set's first image; its bytes stay among the files
+      input_image_free(in);
+      continue;
+    }
     if (rep[m].split.count) {
       for (size_t k = 0; k < rep[m].split.count; k++) {
         SplitImage *image = &rep[m].split.images[k];
-        InputImage out = *in;
-        out.origin = xstrdup(in->origin);
-        out.facts = NULL, out.facts_size = 0; // (not read again: the facts stage is over)
+        InputImage out = input_image_derive(in);
         split_image_keys(image, SPLIT_SOURCE, in->keys, in->num_keys, &out.keys, &out.num_keys);
         if (num_roots == roots_cap) roots = xrealloc(roots, (roots_cap *= 2) * sizeof(ImageRoots));
         roots[num_roots] = (ImageRoots){.module = m, .origin = out.origin};
@@ -736,6 +737,7 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
         add_image(inputs, &items, &count, &cap, out, &image->bitcode);
       }
       split_result_free(&rep[m].split);
+      input_image_free(in); // replaced by its images
       continue;
     }
     if (!in->is_library && wants_facts(in) && !p->modules[m].dummy) {

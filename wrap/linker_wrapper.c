@@ -547,6 +547,9 @@ int linker_wrapper_main(int argc, char **argv) {
     keep_on_success(temp_dir);
   }
   strlist_free(&host_temps);
+  strlist_free(&device_inputs);
+  strlist_free(&o.device_link_args);
+  strlist_free(&o.linker_args);
   free(temp_dir);
   free(temp_prefix);
   free(device_binary);

@@ -425,5 +425,6 @@ int wrap_main(int argc, char **argv) {
   free(bytes);
   free(images);
   free(properties);
+  strlist_free(&inputs);
   return 0;
 }
