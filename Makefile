@@ -46,7 +46,8 @@ SIZE ?= small
 bench: build
 	$(BUILD)/bin/sycl-bench --size $(SIZE) --out bench/out --tool $(BUILD)/bin/sycl-thinlto \
 	  --gen $(BUILD)/bin/sycl-bench-gen $(if $(JOBS_LIST),--jobs $(JOBS_LIST)) \
-	  $(if $(REUSE),--reuse-objects)
+	  $(if $(REUSE),--reuse-objects) --runtime $(BUILD)/test/runtime \
+	  --first-object $(BUILD)/bench/CMakeFiles/sycl-bench-first.dir/first_kernel.c.o
 
 # ASan + UBSan build of everything, running every test. use_sigaltstack=0: LLVM installs its
 # own alternate signal stack in libLTO's threads when its cache writes a file, and ASan would
@@ -56,11 +57,15 @@ sanitize: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0:detect_stack_use_after_return=1 ctest --output-on-failure -j $(JOBS)
 
-# ThreadSanitizer build: the parallel stages under TSan.
+# ThreadSanitizer build: the parallel stages under TSan (test/lit/link/parallel.test runs
+# -j4 links). atexit_sleep_ms=0: TSan otherwise sleeps 1 s before a process exits, after the
+# link has written its output, and a signal arriving then is lost (exit status 0), which
+# signals.test's kills at 60% of a link's time can hit.
 tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DTSAN=ON >/dev/null
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS=suppressions=$(CURDIR)/test/tsan.supp ctest --output-on-failure -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=suppressions=$(CURDIR)/test/tsan.supp:atexit_sleep_ms=0 \
+	  ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets (test/fuzz/README.md), clang-22 with ASan + UBSan in build-fuzz: each runs
 # FUZZ_SECONDS (and at most FUZZ_RUNS inputs, if given); FUZZ_TARGETS picks some. Findings go

@@ -1,6 +1,7 @@
 // sycl-bench: generates a SYCL program, compiles it once with clang++-22 -fsycl, then links
 // the same inputs with every linker side by side, measuring wall time, CPU time and peak RSS
-// of each run (wait4), checking every output with spirv-val, and printing the ratios.
+// of each run (wait4), validating every output, timing the first kernel's result at run
+// time (pocl) with each linker's output, and printing the ratios.
 // It asserts nothing: targets are read off its table, not enforced by tests.
 #include "sycl_thinlto.h"
 
@@ -38,6 +39,8 @@ typedef struct {
   int jobs; // "all cores"
   bool plot;
   bool reuse; // --reuse-objects: a program compiled by an earlier run (e.g. on another machine)
+  const char *runtime_dir;  // the test runtime's library (--runtime), for the first kernel
+  const char *first_object; // bench/first_kernel.c compiled (--first-object)
 } Config;
 
 // One measured run.
@@ -48,7 +51,7 @@ typedef struct {
   double wall, cpu;
   long peak_rss_kb;
   int images;
-  int valid; // images passing spirv-val
+  int valid; // images passing validation
   bool ran;
   bool failed;
 } Run;
@@ -59,6 +62,18 @@ enum { THIN_REPEATS = 3, SHORT_REPEATS = 5, MAX_REPEATS = 9 };
 
 static Run runs[64];
 static int num_runs;
+
+// Time to the first kernel's result at run time (bench/first_kernel.c), per linker output.
+typedef struct {
+  char label[64];
+  int units;
+  double total, build; // seconds: up to the result, and the build of its image set alone
+  bool ran;
+} FirstKernel;
+
+enum { FIRST_REPEATS = 3 };
+static FirstKernel firsts[16];
+static int num_firsts;
 
 static __attribute__((noreturn)) void die_with(const char *what) {
   fprintf(stderr, "sycl-bench: error: %s\n", what);
@@ -136,8 +151,8 @@ static char *path_in(const char *dir, const char *name) {
   return format("%s/%s", dir, name);
 }
 
-// Every image of an OffloadBinary output through spirv-val; returns the number valid.
-static int validate_output(const char *path, int *images) {
+// Every image of an OffloadBinary output through the validator; returns the number valid.
+static int count_valid(const char *path, int *images) {
   Buffer b;
   *images = 0;
   if (read_file(path, &b)) return 0;
@@ -162,6 +177,29 @@ static int validate_output(const char *path, int *images) {
   free(e);
   free(b.data);
   return valid;
+}
+
+// count_valid in a child process: a spawned linker's peak RSS (wait4) starts from this
+// process's own (Linux counts the memory of the process it was spawned from before its
+// exec), so the validator's memory must never be this process's.
+static int validate_output(const char *path, int *images) {
+  int fds[2], counts[2] = {0, 0};
+  *images = 0;
+  if (pipe(fds)) return 0;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    counts[0] = count_valid(path, &counts[1]);
+    _exit(write(fds[1], counts, sizeof counts) == sizeof counts ? 0 : 1);
+  }
+  close(fds[1]);
+  if (pid > 0 && read(fds[0], counts, sizeof counts) != sizeof counts) counts[0] = counts[1] = 0;
+  close(fds[0]);
+  if (pid > 0)
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+  *images = counts[1];
+  return counts[0];
 }
 
 static int by_wall(const void *a, const void *b) {
@@ -219,6 +257,64 @@ static void print_ratio(const char *what, const Run *a, const Run *b, bool rss) 
   printf("| %s | %.3f |\n", what, x);
 }
 
+static int by_total(const void *a, const void *b) {
+  const FirstKernel *x = a, *y = b;
+  return (x->total > y->total) - (x->total < y->total);
+}
+
+// Time to the first kernel's result with LINKED (some linker's output) as the program's
+// device code: wrapped (`sycl-thinlto wrap`), linked with bench/first_kernel.c and the test
+// runtime, and run FIRST_REPEATS times on pocl (its kernel cache off: every run compiles);
+// the median is kept. Where the runtime or OpenCL is missing it says so and records nothing.
+static void first_kernel(const Config *c, const char *label, int units, const char *linked,
+                         const char *dir, const char *log) {
+  if (!c->runtime_dir || !c->first_object) return;
+  char *wrapper = format("%s/%s.wrap.o", dir, label), *exe = format("%s/first-%s", dir, label);
+  char *result = format("%s/first-%s.txt", dir, label);
+  char *wrap[] = {(char *)c->tool, "wrap", (char *)linked, "-o", wrapper, NULL};
+  char *lflag = format("-L%s", c->runtime_dir), *rpath = format("-Wl,-rpath,%s", c->runtime_dir);
+  char *cc[] = {"cc",  "-o", exe, (char *)c->first_object, wrapper, lflag, "-lsycl_test_runtime",
+                rpath, NULL};
+  FirstKernel tries[FIRST_REPEATS];
+  int n = 0;
+  if (run_measured(wrap, log, NULL, NULL, NULL) == 0 &&
+      run_measured(cc, log, NULL, NULL, NULL) == 0) {
+    setenv("POCL_KERNEL_CACHE", "0", 1);
+    for (; n < FIRST_REPEATS; n++) {
+      unlink(result);
+      char *run[] = {exe, "_ZTS7K0000_0", NULL};
+      Buffer out = {0};
+      FirstKernel *f = &tries[n];
+      *f = (FirstKernel){.units = units, .ran = true};
+      if (run_measured(run, result, NULL, NULL, NULL) != 0 || read_file(result, &out) ||
+          sscanf((const char *)out.data, "%lf %lf", &f->total, &f->build) != 2) {
+        free(out.data);
+        break;
+      }
+      free(out.data);
+    }
+  }
+  if (n < FIRST_REPEATS) {
+    printf("  first kernel, %-24s n/a (no OpenCL device or runtime; see %s)\n", label, log);
+  } else {
+    qsort(tries, FIRST_REPEATS, sizeof *tries, by_total);
+    FirstKernel *f = &firsts[num_firsts++];
+    *f = tries[FIRST_REPEATS / 2];
+    snprintf(f->label, sizeof f->label, "%s", label);
+    printf("  first kernel, %-24s %8.2f s to its result, %.2f s of it building its images"
+           "  (median of %d)\n",
+           label, f->total, f->build, FIRST_REPEATS);
+  }
+  fflush(stdout);
+  free(wrapper), free(exe), free(result), free(lflag), free(rpath);
+}
+
+static const FirstKernel *find_first(const char *label, int units) {
+  for (int i = 0; i < num_firsts; i++)
+    if (!strcmp(firsts[i].label, label) && firsts[i].units == units) return &firsts[i];
+  return NULL;
+}
+
 // `sycl-thinlto link -jJOBS --no-validate FLAG DEVLIBS INPUTS... -o OUT` into ARGV; EDITED,
 // if given, stands in for the first input. ARGV's "-jJOBS" is written into JOBS_ARG.
 static void link_argv(char **argv, char jobs_arg[16], const Config *c, int jobs, const char *flag,
@@ -230,6 +326,15 @@ static void link_argv(char **argv, char jobs_arg[16], const Config *c, int jobs,
   snprintf(jobs_arg, 16, "-j%d", jobs);
   argv[k++] = jobs_arg;
   argv[k++] = "--no-validate";
+  // FLAG may be two options, "A B" (a mode and a split): kept apart in a static copy.
+  static char flags[2][64];
+  const char *space = strchr(flag, ' ');
+  if (space) {
+    snprintf(flags[0], sizeof flags[0], "%.*s", (int)(space - flag), flag);
+    snprintf(flags[1], sizeof flags[1], "%s", space + 1);
+    argv[k++] = flags[0];
+    flag = flags[1];
+  }
   argv[k++] = (char *)flag;
   argv[k++] = (char *)devlibs;
   for (size_t u = 0; u < inputs->count; u++)
@@ -317,16 +422,21 @@ static void bench_size(const Config *c, Size s, int *jobs_list, int num_jobs) {
   argv[k++] = out;
   argv[k] = NULL;
   record("upstream clang-sycl-linker", s.units, 1, argv, log, out, 1, NULL);
+  first_kernel(c, "upstream", s.units, out, dir, log);
 
-  // Ours: the same objects, ThinLTO, cold, then full LTO (one module, split after linking)
-  // at the same -j; spirv-val is run here for every linker alike.
-  for (int full = 0; full < 2; full++)
+  // Ours: the same objects, ThinLTO, cold (per source, the default, then per kernel), then
+  // full LTO (one module, split after linking) at the same -j; every output image is
+  // validated here for every linker alike.
+  const char *modes[] = {"--lto=thin", "--lto=thin --split=kernel", "--lto=full"};
+  const char *labels[] = {"sycl-thinlto thin, cold", "sycl-thinlto thin per kernel, cold",
+                          "sycl-thinlto full"};
+  for (int m = 0; m < 3; m++) {
     for (int j = 0; j < num_jobs; j++) {
-      link_argv(argv, jobs_arg, c, jobs_list[j], full ? "--lto=full" : "--lto=thin", devlibs,
-                &objects, NULL, out);
-      record(full ? "sycl-thinlto full" : "sycl-thinlto thin, cold", s.units, jobs_list[j], argv,
-             log, out, full ? 1 : THIN_REPEATS, NULL);
+      link_argv(argv, jobs_arg, c, jobs_list[j], modes[m], devlibs, &objects, NULL, out);
+      record(labels[m], s.units, jobs_list[j], argv, log, out, m == 2 ? 1 : THIN_REPEATS, NULL);
     }
+    if (m < 2) first_kernel(c, m ? "thin-per-kernel" : "thin", s.units, out, dir, log);
+  }
 
   // Incremental: a cache filled by one link, then the relink after editing one unit (unit 0
   // with a different constant: its own image and the images importing from it change).
@@ -393,6 +503,24 @@ static void print_summary(const Config *c, int *jobs_list, int num_jobs) {
               false);
   if (thin1 && thin)
     printf("| speed-up of thin -j%d over -j1 | %.2f |\n", top, thin1->wall / thin->wall);
+  // CPU (user + system, the workers included) against upstream's one thread.
+  const Run *kernel1 = find_run("sycl-thinlto thin per kernel, cold", c->size.units, 1);
+  const Run *kernel = find_run("sycl-thinlto thin per kernel, cold", c->size.units, top);
+  if (thin1 && up) printf("| thin / upstream, CPU (-j1) | %.3f |\n", thin1->cpu / up->cpu);
+  if (thin && up) printf("| thin / upstream, CPU (-j%d) | %.3f |\n", top, thin->cpu / up->cpu);
+  if (kernel1 && up)
+    printf("| thin per kernel / upstream, CPU (-j1) | %.3f |\n", kernel1->cpu / up->cpu);
+  print_ratio("thin per kernel / upstream, wall (all cores)", kernel, up, false);
+  // Run time: what the first kernel waits for before its result.
+  const FirstKernel *fup = find_first("upstream", c->size.units);
+  const FirstKernel *fthin = find_first("thin", c->size.units);
+  const FirstKernel *fkernel = find_first("thin-per-kernel", c->size.units);
+  if (fup && fthin)
+    printf("| time to the first kernel's result, thin / upstream | %.3f |\n",
+           fthin->total / fup->total);
+  if (fup && fkernel)
+    printf("| time to the first kernel's result, thin per kernel / upstream | %.3f |\n",
+           fkernel->total / fup->total);
 
   char *csv = path_in(c->out_dir, "bench.csv");
   FILE *f = fopen(csv, "w");
@@ -402,6 +530,9 @@ static void print_summary(const Config *c, int *jobs_list, int num_jobs) {
     fprintf(f, "%s,%d,%d,%.3f,%.3f,%ld,%d,%d,%d\n", runs[i].label, runs[i].units, runs[i].jobs,
             runs[i].wall, runs[i].cpu, runs[i].peak_rss_kb, runs[i].images, runs[i].valid,
             runs[i].failed);
+  for (int i = 0; i < num_firsts; i++)
+    fprintf(f, "first kernel %s,%d,0,%.3f,0,0,0,0,0\n", firsts[i].label, firsts[i].units,
+            firsts[i].total);
   fclose(f);
   printf("\nCSV: %s\n", csv);
 }
@@ -473,10 +604,14 @@ int main(int argc, char **argv) {
       c.reuse = true;
     else if (!strcmp(a, "--llvm-bin") && v)
       llvm_bin = v, i++;
+    else if (!strcmp(a, "--runtime") && v)
+      c.runtime_dir = v, i++;
+    else if (!strcmp(a, "--first-object") && v)
+      c.first_object = v, i++;
     else {
       fprintf(stderr, "usage: sycl-bench [--size smoke|small|large] [--units N] "
                       "[--jobs 1,2,...] [--out DIR] --tool PATH --gen PATH [--no-plot] "
-                      "[--reuse-objects]\n");
+                      "[--reuse-objects] [--llvm-bin DIR] [--runtime DIR --first-object FILE]\n");
       return 2;
     }
   }

@@ -44,3 +44,34 @@ int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_lev
   }
   return 0;
 }
+
+// SPV_INTEL_global_variable_host_access (issue 16, item 3): the runtime finds a device global
+// of a SPIR-V image by its unique ID, as DPC++ images carry it, through the HostAccessINTEL
+// decoration; its IR name may be internal, or renamed by ThinLTO's promotion. LLVM 22's
+// backend (and llvm-spirv) turn spirv.Decorations metadata {6188, access, "id"} into it.
+// Access: the "sycl-host-access" property (DPC++: 0 read, 1 write, 2 read_write, 3 none)
+// in the extension's numbering (1 read, 2 write, 3 read-write, 0 none); read-write if unset.
+enum { DECORATION_HOST_ACCESS_INTEL = 6188 };
+
+void decorate_host_access(LLVMModuleRef m) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  unsigned kind = LLVMGetMDKindIDInContext(ctx, "spirv.Decorations", 17);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    const char *id, *access_text;
+    size_t id_len, access_len;
+    if (LLVMIsDeclaration(g) || !bridge_global_attribute(g, "sycl-unique-id", &id, &id_len))
+      continue;
+    unsigned access = 3;
+    if (bridge_global_attribute(g, "sycl-host-access", &access_text, &access_len) &&
+        access_len == 1 && access_text[0] >= '0' && access_text[0] <= '3')
+      access = (unsigned)(access_text[0] - '0' + 1) % 4;
+    LLVMMetadataRef operands[] = {
+        LLVMValueAsMetadata(LLVMConstInt(i32, DECORATION_HOST_ACCESS_INTEL, false)),
+        LLVMValueAsMetadata(LLVMConstInt(i32, access, false)),
+        LLVMMDStringInContext2(ctx, id, id_len),
+    };
+    LLVMMetadataRef decoration = LLVMMDNodeInContext2(ctx, operands, 3);
+    LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(ctx, &decoration, 1));
+  }
+}

@@ -178,6 +178,7 @@ static void complete_work(uv_work_t *req) {
       .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
   };
   compute_properties(m, &props, &job->result->properties);
+  decorate_host_access(m);
   job->linked = module_write(m);
   save_temp(run->opts, job->image, "linked.bc", &job->linked);
   trace_step(job, "properties", step);
@@ -255,20 +256,35 @@ static int check_undefined_imports(HookJob *job) {
   return 0;
 }
 
+// Takes ERRMSG (malloc'd) as the job's error, with the image's kernels: which image failed.
+static void fail_image(HookJob *job, char *errmsg) {
+  char *kernels = strlist_join(&job->result->symbols, " ");
+  job->error = format("%s\n>>> image kernels: %s", errmsg, kernels);
+  free(kernels);
+  free(errmsg);
+}
+
 // Thread pool: what the SPIR-V still imports must be the implementation's or a set's, and it
 // must pass spirv-val.
 static void check_image(uv_work_t *req) {
   HookJob *job = req->data;
   const HookOptions *opts = job->run->opts;
   ImageResult *res = job->result;
-  if (spirv_fix_null_integers(&res->spirv, &job->error)) return;
+  char *errmsg = NULL;
+  if (spirv_fix_null_integers(&res->spirv, &errmsg)) goto fail;
   save_temp(opts, job->image, "spv", &res->spirv);
-  StringList exports = {0};
-  if (spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &job->error)) return;
-  if (check_undefined_imports(job)) return;
-  if (opts->validate && spirv_validate(&res->spirv, &job->error)) return;
+  StringList exports = {0}; // not needed here
+  int unreadable =
+      spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &errmsg);
+  strlist_free(&exports);
+  if (unreadable) goto fail;
+  if (check_undefined_imports(job)) return; // names the kernels that use each symbol
+  if (opts->validate && spirv_validate(&res->spirv, &errmsg)) goto fail;
   if (opts->cache)
     image_cache_store(opts->cache, job->cache_key, &job->looked_up, job->run->sources, res);
+  return;
+fail:
+  fail_image(job, errmsg);
 }
 
 static void check_work(uv_work_t *req) {
@@ -311,15 +327,14 @@ static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
   HookJob *job = arg;
   if (job->bc_path) {
     unlink(job->bc_path);
+    keep_on_success(job->bc_path);
     char *spv = format("%s.spv", job->bc_path);
     unlink(spv);
+    keep_on_success(spv);
     free(spv);
   }
   if (errmsg) {
-    char *kernels = strlist_join(&job->result->symbols, " ");
-    job->error = format("%s\n>>> image kernels: %s", errmsg, kernels);
-    free(kernels);
-    free(errmsg);
+    fail_image(job, errmsg);
     finish(job);
     return;
   }
@@ -342,6 +357,10 @@ static void complete_done(uv_work_t *req, int status) {
   }
   const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
   job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
+  char *spv = format("%s.spv", job->bc_path); // the translator's output (translator.c)
+  remove_on_failure(job->bc_path);
+  remove_on_failure(spv);
+  free(spv);
   if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
     job->error = format("cannot write %s for the translator", job->bc_path);
     finish(job);

@@ -122,6 +122,10 @@ static char *crash_message(const Worker *w) {
   char *what;
   if (w->failure)
     what = xstrdup(w->failure);
+  else if (w->term_signal == SIGKILL) // nothing of ours sends it without saying why (failure)
+    what = format("SPIR-V worker %u was killed (signal %d, %s): by another process, or by the "
+                  "out-of-memory killer",
+                  w->serial, w->term_signal, strsignal(w->term_signal));
   else if (w->term_signal)
     what = format("SPIR-V worker %u crashed (signal %d, %s)", w->serial, w->term_signal,
                   strsignal(w->term_signal));

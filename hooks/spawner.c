@@ -146,7 +146,9 @@ static int serve_linker(int sock, int sigfd, const sigset_t *linker_mask) {
 }
 
 static __attribute__((noreturn)) void spawner_main(int sock) {
-  // Nothing of the linker's is ours to write or clean up: no stdio, no atexit, only _exit.
+  // Nothing of the linker's is ours to write or clean up: no stdio, no atexit, only _exit;
+  // a signal ends the spawner by its default action (its workers die with it).
+  uninstall_signal_cleanup();
   int null = open("/dev/null", O_RDWR);
   if (null >= 0) {
     dup2(null, 0);
@@ -206,6 +208,7 @@ int spawner_start(void) {
   close(sv[1]);
   spawner_sock = sv[0];
   spawner_pid = pid;
+  track_child(pid); // a signal that ends the linker ends the spawner, and so every worker
   return 0;
 }
 
@@ -256,5 +259,6 @@ void spawner_stop(void) {
   spawner_sock = -1;
   while (waitpid(spawner_pid, NULL, 0) < 0 && errno == EINTR) {
   }
+  untrack_child(spawner_pid);
   spawner_pid = -1;
 }

@@ -64,12 +64,16 @@ static char *long_name(const uint8_t *table, size_t table_size, const uint8_t *f
                      (unsigned long long)offset);
     return NULL;
   }
+  // GNU names end in "/\n" (LLVM's reader requires it too): without it, the table is damaged.
   const uint8_t *start = table + offset;
   const uint8_t *end = memchr(start, '\n', table_size - offset);
-  if (!end) end = table + table_size;
-  size_t len = end - start;
-  if (len > 0 && start[len - 1] == '/') len--;
-  return xstrndup((const char *)start, len);
+  if (!end || end == start || end[-1] != '/') {
+    *errmsg = format("archive member at offset %zu: long name at offset %llu not terminated by "
+                     "\"/\\n\"",
+                     at, (unsigned long long)offset);
+    return NULL;
+  }
+  return xstrndup((const char *)start, (size_t)(end - 1 - start));
 }
 
 static void free_members(ArchiveMember *members, size_t count) {
@@ -135,9 +139,15 @@ int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, siz
     } else if (name_length > 3 && !memcmp(header, "#1/", 3)) {
       // BSD: the name is the first N bytes of the data, which the size includes.
       uint64_t bsd_length;
-      if (!parse_decimal_field(header + 3, NAME_FIELD - 3, &bsd_length) ||
-          bsd_length > contents_size) {
-        *errmsg = format("archive member at offset %zu: BSD name length out of range", at);
+      if (!parse_decimal_field(header + 3, NAME_FIELD - 3, &bsd_length)) {
+        *errmsg = format("archive member at offset %zu: bad member name '%.*s'", at,
+                         (int)name_length, (const char *)header);
+        goto fail;
+      }
+      if (bsd_length > contents_size) {
+        *errmsg = format("archive member at offset %zu: BSD name length %llu out of range (member "
+                         "size %zu)",
+                         at, (unsigned long long)bsd_length, contents_size);
         goto fail;
       }
       size_t len = strnlen((const char *)contents, bsd_length);

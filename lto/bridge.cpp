@@ -4,6 +4,7 @@
 // break llvm/IR/ConstantRange.h.
 #include <llvm/Analysis/ModuleSummaryAnalysis.h>
 #include <llvm/Analysis/ProfileSummaryInfo.h>
+#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/ModuleSummaryIndex.h>
@@ -69,6 +70,20 @@ extern "C" bool bridge_global_attribute(LLVMValueRef gv, const char *name, const
 // a reinterpret_cast); the option is read when code is emitted, so setting it now counts.
 extern "C" void bridge_use_init_array(LLVMTargetMachineRef tm) {
   reinterpret_cast<llvm::TargetMachine *>(tm)->Options.UseInitArray = true;
+}
+
+// Gap: llvm-c cannot tell how a bitcode file takes part in LTO (llvm::getBitcodeLTOInfo:
+// a ThinLTO summary or a full-LTO module). A rewritten host module keeps the form it came in.
+extern "C" int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto) {
+  llvm::MemoryBufferRef buffer(llvm::StringRef(reinterpret_cast<const char *>(data), size),
+                               "bitcode");
+  llvm::Expected<llvm::BitcodeLTOInfo> info = llvm::getBitcodeLTOInfo(buffer);
+  if (!info) {
+    llvm::consumeError(info.takeError());
+    return -1;
+  }
+  *is_thinlto = info->IsThinLTO;
+  return 0;
 }
 
 // Gap: llvm-c installs a handler for report_fatal_error only (LLVMInstallFatalErrorHandler);

@@ -146,10 +146,14 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
     } else if ((v = option_value(argc, argv, &i, a, "aot-aspects"))) {
       o->split.aot = true;
       strlist_split_commas(&o->split.aot_aspects, v);
-    } else if (raw[1] == 'O' && raw[2] && !raw[3] && strchr("0123s", raw[2])) {
+    } else if (raw[1] == 'O' && raw[2]) {
+      if (raw[3] || !strchr("0123s", raw[2]))
+        fatal(NULL, "%s: unknown optimization level; expected -O0, -O1, -O2, -O3 or -Os", raw);
       o->opt_level = raw[2] == 's' ? 2 : raw[2] - '0';
     } else if ((v = option_value(argc, argv, &i, a, "opt-level"))) {
-      o->opt_level = parse_count("--opt-level", v);
+      if (!v[0] || v[1] || !strchr("0123", v[0]))
+        fatal(NULL, "--opt-level: expected 0, 1, 2 or 3, not '%s'", v);
+      o->opt_level = v[0] - '0';
     } else if ((v = option_value(argc, argv, &i, a, "spirv-tool"))) {
       if (!strcmp(v, "backend"))
         o->tool = SPIRV_BACKEND;
@@ -195,6 +199,12 @@ static void check_output_writable(const char *path) {
   const char *dir = dirname(copy);
   if (access(dir, W_OK) != 0) fatal(path, "cannot write output: %s", strerror(errno));
   free(copy);
+}
+
+// An output that names an input would replace it: the link fails before it reads anything.
+static void check_not_output(const char *output, const char *input) {
+  if (same_file(output, input))
+    fatal(input, "is also the output file (-o %s); the link would overwrite it", output);
 }
 
 // CPU seconds of this process and of the children it has waited for (the workers).
@@ -263,12 +273,15 @@ static int run_link(LinkOptions *o) {
   }
   LLVMInstallFatalErrorHandler(llvm_fatal_error);
   check_output_writable(o->output);
+  for (size_t i = 0; i < o->inputs.count; i++)
+    check_not_output(o->output, o->inputs.items[i]);
   Cache cache, *cachep = NULL;
+  CachePolicy policy;
+  char *why;
+  // Checked without --cache-dir too: a mistyped policy must not pass unnoticed.
+  if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
+    fatal(NULL, "--cache-policy: %s", why);
   if (o->cache_dir) {
-    CachePolicy policy;
-    char *why;
-    if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
-      fatal(NULL, "--cache-policy: %s", why);
     if (cache_open(&cache, o->cache_dir, &policy, &why)) fatal(o->cache_dir, "%s", why);
     cachep = &cache;
   }
@@ -276,12 +289,13 @@ static int run_link(LinkOptions *o) {
   double start = now_seconds();
 
   // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
-  InputSet inputs = {0};
+  InputSet inputs = {.for_link = true};
   STAGE("input", {
     for (size_t i = 0; i < o->inputs.count; i++)
       read_input_file(&inputs, o->inputs.items[i], false);
     for (size_t i = 0; i < o->device_libs.count; i++) {
       char *path = find_device_lib(o, o->device_libs.items[i]);
+      check_not_output(o->output, path);
       read_input_file(&inputs, path, true);
       free(path);
     }
@@ -296,6 +310,7 @@ static int run_link(LinkOptions *o) {
   // Full LTO splits once, after linking, instead.
   o->split.allow_dependencies = o->allow_dependencies;
   o->split.cache = cachep;
+  o->split.facts = true; // read while each image is in memory, for the facts stage
   size_t files_read = inputs.num_files;
   if (!o->full_lto && (o->split.mode != SPLIT_NONE || o->split.aot))
     STAGE("split", split_inputs(&inputs, &o->split, o->jobs));
@@ -393,11 +408,24 @@ static int run_link(LinkOptions *o) {
     buffer_free(&optimized[i]);
   for (size_t i = 0; i < emitted; i++) {
     free(results[i].spirv.data);
+    strlist_free(&results[i].symbols);
+    strlist_free(&results[i].imports);
     propsets_free(&results[i].properties);
   }
   free(optimized);
   free(results);
+  resolution_free(&r);
+  input_set_free(&images);
+  input_set_free(&inputs);
+  if (cachep) free(cache.dir); // all the link allocated is freed: valgrind finds no leak
   return 0;
+}
+
+static void free_options(LinkOptions *o) {
+  strlist_free(&o->inputs);
+  strlist_free(&o->device_libs);
+  strlist_free(&o->library_paths);
+  strlist_free(&o->split.aot_aspects);
 }
 
 static void default_options(LinkOptions *o) {
@@ -412,12 +440,16 @@ int link_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, false);
-  return run_link(&o);
+  int rc = run_link(&o);
+  free_options(&o);
+  return rc;
 }
 
 int clang_sycl_linker_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, true);
-  return run_link(&o);
+  int rc = run_link(&o);
+  free_options(&o);
+  return rc;
 }

@@ -90,6 +90,63 @@ static void internalize(LLVMValueRef gv, bool is_function, const StrMap *preserv
                                      strlen(module_id_attribute));
 }
 
+// Local device globals (an anonymous namespace's): the host writes them through the runtime,
+// which the IR does not show, so one that no kernel stores to would be folded to its
+// initializer and deleted. They are held in llvm.compiler.used through the pipeline; the
+// array is then rebuilt without them, so the split sees the module as it was.
+static LLVMValueRef *hold_local_device_globals(LLVMModuleRef m, size_t *count) {
+  size_t n = 0, cap = 0, held = 0;
+  LLVMValueRef *values = NULL;
+  LLVMValueRef used = LLVMGetNamedGlobal(m, "llvm.compiler.used");
+  LLVMValueRef init = used ? LLVMGetInitializer(used) : NULL;
+  size_t existing = init ? (size_t)LLVMGetArrayLength2(LLVMTypeOf(init)) : 0;
+  for (size_t i = 0; i < existing; i++) {
+    if (n == cap) values = xrealloc(values, (cap = cap ? 2 * cap : 16) * sizeof *values);
+    values[n++] = LLVMGetAggregateElement(init, (unsigned)i);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    const char *id;
+    size_t len;
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if (LLVMIsDeclaration(g) || (l != LLVMInternalLinkage && l != LLVMPrivateLinkage) ||
+        !bridge_global_attribute(g, "sycl-unique-id", &id, &len))
+      continue;
+    if (n == cap) values = xrealloc(values, (cap = cap ? 2 * cap : 16) * sizeof *values);
+    values[n++] = g;
+    held++;
+  }
+  *count = n - held; // the first COUNT are the module's own
+  if (!held) {
+    free(values);
+    return NULL;
+  }
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0);
+  for (size_t i = 0; i < n; i++)
+    if (LLVMTypeOf(values[i]) != ptr) values[i] = LLVMConstAddrSpaceCast(values[i], ptr);
+  if (used) LLVMDeleteGlobal(used);
+  LLVMValueRef array = LLVMConstArray2(ptr, values, n);
+  used = LLVMAddGlobal(m, LLVMTypeOf(array), "llvm.compiler.used");
+  LLVMSetInitializer(used, array);
+  LLVMSetLinkage(used, LLVMAppendingLinkage);
+  LLVMSetSection(used, "llvm.metadata");
+  return values;
+}
+
+// Puts back the module's own COUNT entries (HELD from hold_local_device_globals).
+static void release_local_device_globals(LLVMModuleRef m, LLVMValueRef *held, size_t count) {
+  if (!held) return;
+  LLVMDeleteGlobal(LLVMGetNamedGlobal(m, "llvm.compiler.used"));
+  if (count) {
+    LLVMValueRef array =
+        LLVMConstArray2(LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0), held, count);
+    LLVMValueRef used = LLVMAddGlobal(m, LLVMTypeOf(array), "llvm.compiler.used");
+    LLVMSetInitializer(used, array);
+    LLVMSetLinkage(used, LLVMAppendingLinkage);
+    LLVMSetSection(used, "llvm.metadata");
+  }
+  free(held);
+}
+
 void full_optimize(FullModule *fm, const Resolution *r, int opt_level) {
   StrMap preserved = {0};
   for (size_t i = 0; i < r->must_preserve.count; i++)
@@ -100,11 +157,14 @@ void full_optimize(FullModule *fm, const Resolution *r, int opt_level) {
     internalize(g, false, &preserved);
   strmap_free(&preserved);
 
+  size_t own_used;
+  LLVMValueRef *held = hold_local_device_globals(fm->module, &own_used);
   char *pipeline = format("default<O%d>", opt_level > 3 ? 3 : opt_level);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPasses(fm->module, pipeline, NULL, options);
   LLVMDisposePassBuilderOptions(options);
   free(pipeline);
+  release_local_device_globals(fm->module, held, own_used);
   if (err) {
     char *why = LLVMGetErrorMessage(err);
     fatal(NULL, "cannot optimize the full-LTO module: %s", why);
@@ -165,6 +225,7 @@ Buffer *full_split(FullModule *fm, const Resolution *r, const SplitOptions *opti
         .arch = xstrdup(arch ? arch : ""),
         .data = image->bitcode.data,
         .size = image->bitcode.size,
+        .keys_copied = true, // split_image_keys's texts are the image's own
     };
     split_image_keys(image, o->mode, NULL, 0, &in.keys, &in.num_keys);
     add_image(images, bitcode, in); // the caller frees the bitcode after the hooks

@@ -164,6 +164,9 @@ int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **sec
         length > (uint64_t)(data + size - contents)) {
       *errmsg = format("section %s out of range", offloading_section_name);
       result = -1;
+    } else if (!length) {
+      *errmsg = format("section %s is empty", offloading_section_name);
+      result = -1;
     } else {
       *section = contents;
       *section_size = length;
@@ -296,6 +299,32 @@ static int bitcode_triple(const uint8_t *data, size_t size, char **triple, char 
 // Collecting images
 //
 
+// The device a SPIR-V triple compiles for: its architecture, where spir64 and spirv64 (with
+// or without a SPIR-V version) are the one generic target, and spir64_gen, spir64_x86_64 or
+// spir64_fpga (ahead-of-time targets) are others. Malloc'd.
+static char *spirv_target(const char *triple) {
+  size_t n = strcspn(triple, "-");
+  bool generic = (n == 6 && !strncmp(triple, "spir64", 6)) ||
+                 (n >= 7 && !strncmp(triple, "spirv64", 7) && (n == 7 || triple[7] == 'v'));
+  return generic ? xstrdup("spirv64") : xstrndup(triple, n);
+}
+
+// A link's user images must all be for one target: device code for two devices cannot be
+// linked into one image. Device libraries are generic code linked into any target.
+static void check_target(InputSet *set, const char *origin, const char *triple, bool is_library) {
+  if (!set->for_link || is_library) return;
+  char *target = spirv_target(triple);
+  if (!set->target) {
+    set->target = target;
+    set->target_origin = xstrdup(origin);
+    return;
+  }
+  if (strcmp(target, set->target))
+    fatal(origin, "device code for '%s' cannot be linked with device code for '%s' (%s)", triple,
+          set->target, set->target_origin);
+  free(target);
+}
+
 static void add_image(InputSet *set, InputImage image) {
   if (set->count == set->cap) {
     set->cap = set->cap ? set->cap * 2 : 16;
@@ -321,6 +350,7 @@ static void add_offload_entries(InputSet *set, const char *origin, OffloadEntry 
       note("%s: skipping %s image for '%s': only spir64/spirv64 images are linked", name,
            image_kind_name(e->image_kind), triple);
     } else {
+      check_target(set, name, triple, is_library);
       add_image(set, (InputImage){
                          .origin = name,
                          .image_kind = e->image_kind,
@@ -352,9 +382,15 @@ static void read_offload_binaries(InputSet *set, const char *origin, const char 
 }
 
 static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *data, size_t size,
-                              bool is_library) {
+                              bool is_library, bool is_member) {
   char *triple, *errmsg;
   if (bitcode_triple(data, size, &triple, &errmsg)) fatal(origin, "%s", errmsg);
+  // A file given to a link is meant to be linked; an archive may mix in host bitcode.
+  if (!is_spirv_triple(triple) && set->for_link && !is_member) {
+    if (*triple)
+      fatal(origin, "bitcode for '%s': only spir64/spirv64 device code is linked", triple);
+    fatal(origin, "bitcode without a target triple: only spir64/spirv64 device code is linked");
+  }
   if (!is_spirv_triple(triple)) {
     if (*triple)
       note("%s: skipping bitcode for '%s': only spir64/spirv64 modules are linked", origin, triple);
@@ -364,6 +400,7 @@ static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *
     free(triple);
     return;
   }
+  check_target(set, origin, triple, is_library);
   add_image(set, (InputImage){
                      .origin = xstrdup(origin),
                      .image_kind = IMG_BITCODE,
@@ -417,11 +454,13 @@ static void read_contents(InputSet *set, const char *origin, const uint8_t *data
   else if (is_offload_binary(data, size))
     read_offload_binaries(set, origin, "", data, size, is_library);
   else if (is_bitcode(data, size))
-    read_bare_bitcode(set, origin, data, size, is_library);
+    read_bare_bitcode(set, origin, data, size, is_library, is_member);
   else if (is_elf(data, size))
     read_object(set, origin, data, size, is_library);
   else if (is_member)
     note("%s: not bitcode, an ELF object or an OffloadBinary: skipped", origin);
+  else if (!size)
+    fatal(origin, "empty file");
   else
     fatal(origin, "not a bitcode file, ELF object, archive or OffloadBinary");
 }
@@ -434,7 +473,7 @@ void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, si
 void read_input_file(InputSet *set, const char *path, bool is_library) {
   Buffer file = {0};
   int rc = read_file(path, &file);
-  if (rc < 0) fatal(path, "%s", strerror(-rc));
+  if (rc < 0) fatal(path, "%s", read_error_text(rc));
   // The images point into these bytes, so they stay until the set is done with.
   set->files = xrealloc(set->files, (set->num_files + 1) * sizeof *set->files);
   set->files[set->num_files++] = file;
@@ -442,14 +481,51 @@ void read_input_file(InputSet *set, const char *path, bool is_library) {
 }
 
 // An image's string keys point into its file's bytes (or its input's): they are copied, once,
-// before those go. The old arrays are small metadata, left until exit.
+// before those go.
 static void copy_keys(InputImage *in) {
   if (in->keys_copied) return;
   in->keys_copied = true;
   OffloadString *keys = xcalloc(in->num_keys ? in->num_keys : 1, sizeof(OffloadString));
   for (size_t k = 0; k < in->num_keys; k++)
     keys[k] = (OffloadString){xstrdup(in->keys[k].key), xstrdup(in->keys[k].value)};
+  free(in->keys);
   in->keys = keys;
+}
+
+InputImage input_image_derive(const InputImage *in) {
+  InputImage out = *in;
+  out.origin = xstrdup(in->origin);
+  out.triple = xstrdup(in->triple);
+  out.arch = xstrdup(in->arch);
+  out.keys = NULL;
+  out.num_keys = 0;
+  out.keys_copied = true;
+  out.facts = NULL; // the derived image's bytes are other bytes
+  out.facts_size = 0;
+  return out;
+}
+
+void input_image_free(InputImage *in) {
+  free(in->origin);
+  free(in->triple);
+  free(in->arch);
+  if (in->keys_copied)
+    offload_strings_free(in->keys, in->num_keys);
+  else
+    free(in->keys);
+  *in = (InputImage){0};
+}
+
+void input_set_free(InputSet *set) {
+  for (size_t i = 0; i < set->count; i++)
+    input_image_free(&set->items[i]);
+  free(set->items);
+  for (size_t i = 0; i < set->num_files; i++)
+    free(set->files[i].data);
+  free(set->files);
+  free(set->target);
+  free(set->target_origin);
+  *set = (InputSet){0};
 }
 
 // The file among the first N whose bytes hold DATA, or N. *HINT, where the last one was
@@ -501,24 +577,4 @@ void release_input_bytes(InputSet *set) {
     set->items[i].data = NULL;
     set->items[i].size = 0;
   }
-}
-
-void input_set_free(InputSet *set) {
-  for (size_t i = 0; i < set->count; i++) {
-    InputImage *in = &set->items[i];
-    if (in->keys_copied)
-      for (size_t k = 0; k < in->num_keys; k++) {
-        free((char *)in->keys[k].key);
-        free((char *)in->keys[k].value);
-      }
-    free(in->keys);
-    free(in->origin);
-    free(in->triple);
-    free(in->arch);
-  }
-  for (size_t i = 0; i < set->num_files; i++)
-    buffer_free(&set->files[i]);
-  free(set->items);
-  free(set->files);
-  *set = (InputSet){0};
 }

@@ -336,6 +336,11 @@ static void print_resolution(const InputSet *inputs, StringList *symbols, const 
   }
   free(chosen);
   free(key);
+  for (size_t i = 0; i < inputs->count; i++)
+    propsets_free(&props[i]);
+  free(props);
+  free(images);
+  strlist_free(&device_aspects);
 }
 
 int inspect_main(int argc, char **argv) {
@@ -387,5 +392,11 @@ int inspect_main(int argc, char **argv) {
     print_images(&inputs, symbols, &files, first_image, json);
   }
   if (fflush(stdout) || ferror(stdout)) fatal(NULL, "inspect: cannot write the output");
+  for (size_t i = 0; i < inputs.count; i++)
+    strlist_free(&symbols[i]);
+  free(symbols);
+  free(first_image);
+  input_set_free(&inputs);
+  free(files.items); // the names are argv's
   return 0;
 }

@@ -8,6 +8,13 @@
 
 #include <llvm/Config/llvm-config.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LEAK_CHECK() __lsan_do_leak_check()
+#else
+#define LEAK_CHECK() ((void)0)
+#endif
+
 static const char usage[] =
     "OVERVIEW: sycl-thinlto " SYCL_THINLTO_VERSION " - SYCL device-code linker using ThinLTO\n"
     "\n"
@@ -19,10 +26,13 @@ static const char usage[] =
     "  inspect   print the device images found in files\n"
     "  wrap      write the host object registering linked images with their property sets\n"
     "  wrapper   the whole link as clang-linker-wrapper: device link, wrap, host link\n"
+    "  register-host  add the constructor registering a host module's uniquely identifiable\n"
+    "            variables (device_global, specialization_id) with the runtime\n"
+    "  post-link intel's sycl-post-link: split into modules, .table, .prop and .sym files\n"
     "\n"
     "Run 'sycl-thinlto <command> --help' for a command's options.\n"
     "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line;\n"
-    "as clang-linker-wrapper, clang-linker-wrapper 22's.\n";
+    "as clang-linker-wrapper, clang-linker-wrapper 22's; as sycl-post-link, intel's.\n";
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -30,10 +40,12 @@ static const char *base_name(const char *path) {
 }
 
 static int run(int argc, char **argv) {
+  install_signal_cleanup();  // a signal removes what the command has written so far
   bridge_handle_bad_alloc(); // before any fork: the spawner and its workers inherit it
   const char *self = base_name(argv[0]);
   if (strstr(self, "clang-sycl-linker")) return clang_sycl_linker_main(argc, argv);
   if (strstr(self, "clang-linker-wrapper")) return linker_wrapper_main(argc, argv);
+  if (strstr(self, "sycl-post-link")) return post_link_main(argc, argv);
 
   if (argc < 2) {
     fputs(usage, stderr);
@@ -54,6 +66,8 @@ static int run(int argc, char **argv) {
   if (!strcmp(cmd, "split")) return split_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "wrap")) return wrap_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "wrapper")) return linker_wrapper_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "register-host")) return register_host_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "post-link")) return post_link_main(argc - 1, argv + 1);
   fprintf(stderr, "%s: error: unknown command '%s'; see 'sycl-thinlto --help'\n", TOOL_NAME, cmd);
   return 1;
 }
@@ -68,5 +82,10 @@ int main(int argc, char **argv) {
     rc = 1;
   }
   fflush(stderr);
+  wait_while_ending(); // a signal being handled ends the process, not this exit
+  // ASan builds: _exit skips LeakSanitizer's check at exit, so it runs here (when
+  // detect_leaks is on; test/lit/link/leaks.test): a command that succeeded frees what it
+  // allocated. Error exits (exit_failure) leave without unwinding, on purpose.
+  if (rc == 0) LEAK_CHECK();
   _exit(rc);
 }

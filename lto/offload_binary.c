@@ -57,6 +57,31 @@ static bool in_range(uint64_t offset, uint64_t length, uint64_t blob_size) {
   return offset <= blob_size && length <= blob_size - offset;
 }
 
+static bool overlaps(uint64_t a, uint64_t a_size, uint64_t b, uint64_t b_size) {
+  return a_size && b_size && a < b + b_size && b < a + a_size;
+}
+
+// A region of the blob (in range already) must be 8-byte aligned, as LLVM's writer puts it
+// and the records in it are read, and must not overlap the header or the entry before it:
+// a blob whose parts share bytes is damaged, not merely unusual. True if it is fine.
+static bool check_region(size_t at, const char *what, uint64_t offset, uint64_t size,
+                         uint64_t entry_offset, uint64_t entry_size, char **errmsg) {
+  if (!size) return true;
+  if (offset % BLOB_ALIGNMENT) {
+    *errmsg = format("OffloadBinary at offset %zu: %s offset %llu is not 8-byte aligned", at, what,
+                     (unsigned long long)offset);
+    return false;
+  }
+  const char *with = overlaps(offset, size, 0, HEADER_SIZE)             ? "the header"
+                     : overlaps(offset, size, entry_offset, entry_size) ? "the entry"
+                                                                        : NULL;
+  if (with) {
+    *errmsg = format("OffloadBinary at offset %zu: %s overlaps %s", at, what, with);
+    return false;
+  }
+  return true;
+}
+
 // Reads the NUL-terminated string at OFFSET of the blob; NULL with *why set if it is not one.
 static const char *blob_string(const uint8_t *blob, uint64_t blob_size, uint64_t offset,
                                const char **why) {
@@ -98,10 +123,16 @@ static uint64_t parse_blob(const uint8_t *data, size_t size, size_t at, OffloadE
     return 0;
   }
   uint64_t entry_offset = read_u64(blob + 16), entry_size = read_u64(blob + 24);
-  if (entry_size < ENTRY_SIZE || !in_range(entry_offset, entry_size, blob_size)) {
+  if (entry_size < ENTRY_SIZE || entry_size > blob_size) {
+    *errmsg = format("OffloadBinary at offset %zu: entry size %llu out of range", at,
+                     (unsigned long long)entry_size);
+    return 0;
+  }
+  if (!in_range(entry_offset, entry_size, blob_size)) {
     *errmsg = format("OffloadBinary at offset %zu: entry offset out of range", at);
     return 0;
   }
+  if (!check_region(at, "entry", entry_offset, entry_size, 0, 0, errmsg)) return 0;
 
   const uint8_t *e = blob + entry_offset;
   *entry = (OffloadEntry){
@@ -112,17 +143,32 @@ static uint64_t parse_blob(const uint8_t *data, size_t size, size_t at, OffloadE
   uint64_t string_offset = read_u64(e + 8), num_strings = read_u64(e + 16);
   uint64_t image_offset = read_u64(e + 24), image_size = read_u64(e + 32);
 
+  // The count is checked against the blob before it is multiplied or allocated.
   if (num_strings > blob_size / STRING_ENTRY_SIZE ||
       !in_range(string_offset, num_strings * STRING_ENTRY_SIZE, blob_size)) {
     *errmsg = format("OffloadBinary at offset %zu: string table out of range", at);
     return 0;
   }
+  uint64_t strings_size = num_strings * STRING_ENTRY_SIZE;
+  if (!check_region(at, "string table", string_offset, strings_size, entry_offset, entry_size,
+                    errmsg))
+    return 0;
   if (image_offset > blob_size) {
     *errmsg = format("OffloadBinary at offset %zu: image offset out of range", at);
     return 0;
   }
   if (!in_range(image_offset, image_size, blob_size)) {
     *errmsg = format("OffloadBinary at offset %zu: image size out of range", at);
+    return 0;
+  }
+  if (!image_size) {
+    *errmsg = format("OffloadBinary at offset %zu: empty image", at);
+    return 0;
+  }
+  if (!check_region(at, "image", image_offset, image_size, entry_offset, entry_size, errmsg))
+    return 0;
+  if (overlaps(image_offset, image_size, string_offset, strings_size)) {
+    *errmsg = format("OffloadBinary at offset %zu: image overlaps the string table", at);
     return 0;
   }
 
@@ -185,6 +231,14 @@ const char *offload_entry_get(const OffloadEntry *e, const char *key) {
   for (size_t i = e->num_strings; i-- > 0;)
     if (!strcmp(e->strings[i].key, key)) return e->strings[i].value;
   return NULL;
+}
+
+void offload_strings_free(OffloadString *strings, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free((char *)strings[i].key);
+    free((char *)strings[i].value);
+  }
+  free(strings);
 }
 
 // The string table: a leading NUL (like ELF's), then each distinct text once.

@@ -58,6 +58,8 @@ void output_commit(OutputWriter *w) {
     write_image(w, w->next);
   free(w->ready);
   w->ready = NULL;
+  char *path = xstrdup(w->file.path); // a failed commit frees the file's own copy
   int rc = atomic_commit(&w->file);
-  if (rc) fatal(w->file.path, "cannot write output: %s", strerror(-rc));
+  if (rc) fatal(path, "cannot write output: %s", strerror(-rc));
+  free(path);
 }

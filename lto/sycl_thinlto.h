@@ -59,10 +59,24 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
     if (!(c)) die("assertion failed: %s", #c);                                                     \
   } while (0)
 
-// Paths removed if the process exits through fatal() or exit_on_errors(); a directory
-// is removed with the files in it.
+// lto/cleanup.c: paths removed if the process exits through fatal() or exit_on_errors(),
+// or is ended by SIGINT, SIGTERM or SIGHUP; a directory is removed with the files in it.
 void remove_on_failure(const char *path);
 void keep_on_success(const char *path);
+void remove_failure_paths(void); // exit_failure()'s
+// lto/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
+void track_child(int pid);
+void untrack_child(int pid);
+// lto/cleanup.c: on SIGINT, SIGTERM or SIGHUP (unless ignored at start) the children get the
+// signal (SIGKILL after 2 s), the paths are removed, and the process ends by the signal.
+// Installed first thing in main; a child forked from us that is not us (the spawner)
+// uninstalls it.
+void install_signal_cleanup(void);
+void uninstall_signal_cleanup(void);
+// True once such a signal is being handled: nothing more is committed.
+bool ending_by_signal(void);
+// Exits wait here while a signal is handled, so the process ends by the signal.
+void wait_while_ending(void);
 // Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
 void remove_files_in(const char *dir, const char *prefix);
 
@@ -84,8 +98,13 @@ void strlist_split_commas(StringList *out, const char *list);
 const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name);
 void buffer_append(Buffer *b, const void *data, size_t n);
 
-// 0, or a negative errno.
+// 0, or a negative errno: -EISDIR for a directory, -ENODEV for a device (/dev/zero never
+// ends). A FIFO is read to its end; one nobody writes to reads as empty, it does not hang.
 int read_file(const char *path, Buffer *out);
+// What read_file's negative errno RC means, for "FILE: <text>".
+const char *read_error_text(int rc);
+// True if both paths exist and name the same file (an output that would replace an input).
+bool same_file(const char *a, const char *b);
 // Maps a regular, non-empty file read-only: its pages are memory only while they are used
 // (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
 int map_file(const char *path, Buffer *out);
@@ -288,6 +307,8 @@ int offload_binary_parse(const uint8_t *data, size_t size, OffloadEntry **entrie
 // Appends one v1 blob for E to OUT; strings are written in the order given.
 void offload_binary_append(Buffer *out, const OffloadEntry *e);
 const char *offload_entry_get(const OffloadEntry *e, const char *key);
+// The texts and the array.
+void offload_strings_free(OffloadString *strings, size_t count);
 const char *image_kind_name(uint16_t kind); // "spirv", "bitcode", ...
 
 //
@@ -320,6 +341,10 @@ typedef struct {
   const uint8_t *data; // the image bytes; they live as long as the input buffers
   size_t size;
   bool is_library; // --device-libs: supplies definitions, never emitted
+  // What split/program.c reads of the image, when the link's split wrote it (else NULL):
+  // serialized facts, living as long as the image's bytes.
+  const uint8_t *facts;
+  size_t facts_size;
 } InputImage;
 
 typedef struct {
@@ -327,6 +352,11 @@ typedef struct {
   size_t count, cap;
   Buffer *files; // the input files' bytes, kept until the link no longer needs them
   size_t num_files;
+  // Set by a link before reading: a bitcode file named on the command line for another
+  // target, and user images for two different SPIR-V targets (spir64_gen and spirv64), are
+  // errors there; inspect lists what it finds and only notes what it skips.
+  bool for_link;
+  char *target, *target_origin; // for_link: the first user image's target, and where from
 } InputSet;
 
 // Adds the images of one file (any supported form). Errors are fatal.
@@ -334,19 +364,25 @@ void read_input_file(InputSet *set, const char *path, bool is_library);
 // The same for a file's bytes, named ORIGIN in messages; the images point into DATA.
 void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
                       bool is_library);
-// Everything SET holds: the images' names, triples and keys, the files' bytes.
-void input_set_free(InputSet *set);
 // Frees the first NUM_FILES files read, once the images are found (and split): every image
 // keeps its own bytes and keys, the rest (host code, what a split replaced) goes.
 void release_file_bytes(InputSet *set, size_t num_files);
 // Frees the bytes of every file and image once the modules are prepared (origins and keys
 // stay): the thin link works on the prepared copies.
 void release_input_bytes(InputSet *set);
+// An image owns its origin, triple, arch and key array, and the keys' texts once
+// keys_copied. derive: a copy of IN's own strings, no keys and keys_copied set (an image made
+// from IN: the keys that split_image_keys makes are its own). free: what it owns, not its bytes.
+InputImage input_image_derive(const InputImage *in);
+void input_image_free(InputImage *in);
+// Every image, the files' bytes and the set's own strings.
+void input_set_free(InputSet *set);
 // Triples linked here: spirv64*, spir64* (canonicalized to SPIRV_TRIPLE).
 bool is_spirv_triple(const char *triple);
 const char *canonical_triple(const char *triple);
 // The .llvm.offloading section of an ELF object, through llvm-c's object API.
-// 0 with *section NULL when the object has none; -1 with *errmsg if not an object.
+// 0 with *section NULL when the object has none; -1 with *errmsg if not an object or the
+// section is out of range or empty.
 int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
                            size_t *section_size, char **errmsg);
 
@@ -444,6 +480,9 @@ bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **val
 // and llvm.global_dtors as .init_array.N/.fini_array.N (run by every ELF linker, lld too)
 // instead of .ctors.N/.dtors.N.
 void bridge_use_init_array(LLVMTargetMachineRef tm);
+// bridge.cpp: llvm-c cannot read a bitcode file's LTO form (llvm::getBitcodeLTOInfo).
+// 0 and *is_thinlto (it has a ThinLTO summary), or -1 if DATA is not bitcode.
+int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
 // bridge.cpp: LLVM failing to allocate (a malformed input's sizes) is fatal(), not abort().
 void bridge_handle_bad_alloc(void);
 
@@ -542,6 +581,10 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
 // With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,
 // instcombine, simplifycfg) that is all the optimization a thin image gets after import.
 int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg);
+// hooks/finalize.c: every device global M defines with a "sycl-unique-id" gets spirv.Decorations
+// for HostAccessINTEL <access> "<id>" (SPV_INTEL_global_variable_host_access): the ID is how
+// a runtime finds the variable in the SPIR-V (issue 16).
+void decorate_host_access(LLVMModuleRef m);
 
 // hooks/pool.c — long-lived worker processes, forked by the spawner (ARCHITECTURE fact 9).
 // Loop-thread only: a worker process owns one request at a time; the loop owns the rest.
@@ -613,6 +656,16 @@ int spirv_linkage(const uint8_t *data, size_t size, StringList *imports, StringL
 // fixup.c: OpConstantNull of scalar integers becomes OpConstant 0 (see the file for why).
 int spirv_fix_null_integers(Buffer *spirv, char **errmsg);
 
+// host_access.c: SPV_INTEL_global_variable_host_access (issue 16). Takes its capability,
+// extension and every HostAccessINTEL decoration out of SPIRV (tools that predate it reject
+// the module: spirv-val 2023.1, spirv-link, llvm-spirv-15); with VARS, each decorated
+// variable is appended to *vars / *count (malloc'd names). 0, or -1 with *errmsg.
+typedef struct {
+  uint32_t variable; // its result id
+  char *name;        // the decoration's name: the device global's unique ID
+} HostAccessVariable;
+int spirv_strip_host_access(Buffer *spirv, HostAccessVariable **vars, size_t *count, char **errmsg);
+
 // translator.c: an external SPIRV-LLVM-Translator.
 // Checks that `PATH --version` reports our LLVM major. 0, or -1 with *errmsg, which
 // leaves PATH for the caller to name. Blocking; any thread.
@@ -624,8 +677,8 @@ typedef void (*TranslateDone)(void *arg, Buffer spirv, char *errmsg);
 void translator_submit(uv_loop_t *loop, const char *path, const char *input_bc, TranslateDone done,
                        void *arg);
 
-// validate.c: spirv-val on SPIRV. 0, or -1 with *errmsg carrying its message.
-// Thread-safe: each call has its own temporary file and child process.
+// validate.c: SPIRV-Tools' validator (what spirv-val runs) on SPIRV, in-process. 0, or -1
+// with *errmsg carrying its message. Thread-safe.
 int spirv_validate(const Buffer *spirv, char **errmsg);
 // validate.c: runs ARGV (argv[0] looked up on PATH) to completion, stdin from /dev/null,
 // stdout and stderr together into *output (malloc'd). *wait_status as from waitpid.
@@ -642,6 +695,7 @@ void propsets_add_bytes(PropertySets *p, const char *set, const char *name, cons
                         size_t size);
 const Property *propsets_find(const PropertySets *p, const char *set, const char *name);
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set);
+void propsets_remove(PropertySets *p, const char *set, const char *name); // if it is there
 void propsets_free(PropertySets *p);
 // Upstream JSON: {"Set": {"Name": 1 | "<standard base64>"}}; malloc'd text.
 char *propsets_to_json(const PropertySets *p);
@@ -684,6 +738,13 @@ typedef struct {
   bool allow_dependencies;    // --allow-device-image-dependencies: symbol tables are written
   bool dummy_image;           // SPLIT_DUMMY_KEY / SPLIT_DUMMY_METADATA: a set's dummy image
   int opt_level;              // optLevel: the input module's own level, else -O; -1: none
+  // sycl-post-link's rules (split/post_link.c; false for the link): symbol tables and device
+  // globals only where asked for, the exported symbols are ENTRY_POINTS' spir_func functions
+  // in their order, imports need no sycl-module-id, no creates-virtual-functions-set, aspects
+  // from !sycl_used_aspects only (none inferred from double/half).
+  bool post_link;
+  bool emit_exported, emit_imported, emit_device_globals;
+  const StringList *entry_points; // the image's entry points, in module order
 } PropertyInputs;
 void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets *out);
 // The level a module's code was compiled at, for optLevel: "sycl-optlevel" (a kernel's first,
@@ -700,6 +761,8 @@ void check_link_imports(const ImageResult *results, size_t count);
 // intel's rule, for this property only) and, with MODULE_IDS (DPC++ IR), one that carries
 // sycl-module-id.
 bool is_importable_declaration(LLVMValueRef f, bool module_ids);
+// intel's "__" rule alone: NAME begins with "__" before or after Itanium demangling.
+bool is_implementation_name(const char *name);
 // properties/devicelib.c: the mask bit of the fallback library providing NAME, or 0.
 uint32_t devicelib_bit(const char *name);
 size_t devicelib_table_size(void);
@@ -714,12 +777,24 @@ const char *devicelib_wrapper_library(const char *name);
 
 typedef enum { SPLIT_KERNEL, SPLIT_SOURCE, SPLIT_AUTO, SPLIT_NONE } SplitMode;
 
+struct SplitImage;
+// A consumer of the split modules (split/post_link.c): called with each image's module, which
+// it may change but not dispose, instead of the image being written as bitcode with a summary
+// and the !sycl-split mark. 0, or -1 with *errmsg.
+typedef int (*SplitEmit)(void *arg, LLVMModuleRef m, const struct SplitImage *image, char **errmsg);
+
 typedef struct {
   SplitMode mode;
   bool allow_dependencies; // SYCL_EXTERNAL functions are imported, not copied, across images
   bool aot;                // --aot-aspects given: the device's aspects are known
   StringList aot_aspects;  // what the device supports (names, e.g. fp64, or numbers)
   const Cache *cache;      // --cache-dir: an unchanged input's split is reused
+  bool only_kernels;       // kernels (and virtual functions) are the only entry points
+  bool post_link;          // sycl-post-link's conventions: its module order (category keys,
+                           // descending), and copies keep their linkage (its cleanup decides)
+  SplitEmit emit;          // NULL: images are written as bitcode
+  void *emit_arg;
+  bool facts; // each image also gets its whole-program facts (module_facts), for the link
 } SplitOptions;
 
 // How split images are marked; properties/ (issue 4) reads the same marks.
@@ -735,12 +810,14 @@ typedef struct {
 #define SPLIT_MODE_METADATA "sycl-split"
 #define SPLIT_DUMMY_METADATA "sycl-dummy-image"
 
-typedef struct {
-  Buffer bitcode;      // written with a ThinLTO summary
+typedef struct SplitImage {
+  Buffer bitcode;      // written with a ThinLTO summary (empty with SplitOptions.emit)
   StringList kernels;  // in module order
   StringList exported; // SYCL_EXTERNAL (and outlined virtual) functions it defines for others
-  char *virtual_set;   // the outlined "indirectly-callable" set, or NULL
-  bool dummy;          // the set's functions with empty bodies
+  StringList entries; // its group's entry points (kernels, SYCL_EXTERNAL, virtual), in module order
+  char *virtual_set;  // the outlined "indirectly-callable" set, or NULL
+  bool dummy;         // the set's functions with empty bodies
+  Buffer facts;       // SplitOptions.facts: module_facts of the image as written
 } SplitImage;
 
 typedef struct {
@@ -754,6 +831,9 @@ int split_mode_parse(const char *text, SplitMode *mode); // 0, or -1 if unknown
 // contexts. 0, or -1 with *errmsg (a user error: e.g. a device_image_scope global in two
 // images).
 int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char **errmsg);
+// A device_global (DPC++'s "sycl-device-global-size") with the device_image_scope property
+// ("sycl-device-image-scope", not "false"): it must live in one image.
+bool is_image_scope_global(LLVMValueRef v);
 void split_result_free(SplitResult *r);
 // True if M carries the !sycl-split mark: it was split already.
 bool module_is_split(LLVMModuleRef m);
@@ -785,7 +865,7 @@ void empty_function_body(LLVMValueRef f);
 int split_bitcode(const uint8_t *data, size_t size, const char *name, const SplitOptions *o,
                   SplitResult *out, bool *already_split, char **errmsg);
 // The string keys of a split image: the input's keys with sycl-split set, and the
-// virtual-function marks. *keys is malloc'd; the texts are the arguments' or constants.
+// virtual-function marks. *keys and every text in it are malloc'd (offload_strings_free).
 void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadString *input_keys,
                       size_t num_input_keys, OffloadString **keys, size_t *count);
 // split/stage.c: the link-time split stage: every user image without a sycl-split key or
@@ -796,6 +876,9 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs);
 // direct calls and "calls-indirectly" sets in any unit.
 typedef struct ProgramFacts ProgramFacts;
 ProgramFacts *program_facts(const InputSet *inputs, const Cache *cache, int jobs);
+// What program_facts reads of one module, serialized into OUT: the split stage computes it
+// while the image's module is in memory, so that the facts stage need not parse it again.
+void module_facts(LLVMModuleRef m, Buffer *out);
 void program_facts_free(ProgramFacts *p);
 // The aspects external function NAME reaches in the whole program (appended to OUT).
 void program_aspects(const ProgramFacts *p, const char *name, StringList *out);
@@ -810,6 +893,9 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
 void propagate_aspects(LLVMModuleRef m);
 // split/command.c: `sycl-thinlto split`.
 int split_main(int argc, char **argv);
+// split/post_link.c: `sycl-thinlto post-link`, or argv[0] ending in sycl-post-link: intel's
+// sycl-post-link command line and output files over split_module and compute_properties.
+int post_link_main(int argc, char **argv);
 
 //
 // lto/full_lto.c — --lto=full: one module, optimized once, split again (the baseline)
@@ -871,6 +957,31 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
 int read_images_to_wrap(const StringList *files, OffloadEntry **images, PropertySets **properties,
                         size_t *count, Buffer **bytes);
 int wrap_main(int argc, char **argv); // `sycl-thinlto wrap IMAGES -o wrapper.o`
+
+// wrap/register_host.c: seed 004's "custom host compiler" pass. Every global variable
+// DEFINED in M with "sycl-unique-id" and "sycl-uid-kind" is registered by one internal
+// constructor, first in llvm.global_ctors at priority HOST_REGISTRATION_PRIORITY (or lower, to
+// stay first): __register_uniquely_identifiable_object(&var, "<id>", "<kind>"). A registered
+// variable gets HOST_REGISTERED_METADATA, so a second run (or a module linked from processed
+// ones) registers nothing twice. *registered: how many calls it added. 0, or -1 with *errmsg.
+#define HOST_REGISTRATION_FUNCTION "__register_uniquely_identifiable_object"
+#define HOST_REGISTRATION_CTOR "sycl.register_uniquely_identifiable_objects"
+#define HOST_REGISTERED_METADATA "sycl.uid.registered"
+enum { HOST_REGISTRATION_PRIORITY = 1 };
+int register_host_objects(LLVMModuleRef m, size_t *registered, char **errmsg);
+// The pass on bitcode DATA (NAME for messages) into *out, in the LTO form it came in (a
+// ThinLTO module keeps a summary). Nothing to register: *out is a copy of DATA, byte for byte.
+// Its own context; thread-safe. 0, or -1 with *errmsg.
+int register_host_bitcode(const uint8_t *data, size_t size, const char *name, Buffer *out,
+                          size_t *registered, char **errmsg);
+// LLVM bitcode (raw or in the 0x0B17C0DE wrapper), by its magic number.
+bool is_llvm_bitcode(const uint8_t *data, size_t size);
+// The device code a host-LTO bitcode module embeds (clang -fsycl -flto: the initializer of its
+// global in section .llvm.offloading), appended to *out. 0 (*out untouched when there is
+// none), or -1 with *errmsg.
+int host_bitcode_offloading(const uint8_t *data, size_t size, const char *name, Buffer *out,
+                            char **errmsg);
+int register_host_main(int argc, char **argv); // `sycl-thinlto register-host IN.bc -o OUT.bc`
 
 // wrap/linker_wrapper.c: `sycl-thinlto wrapper`, or argv[0] ending in clang-linker-wrapper:
 // clang-linker-wrapper 22's command line; device link, wrap, then the host linker.

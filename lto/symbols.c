@@ -356,6 +356,11 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
         m->kernels.count > 0 || m->virtual_set || (allow_dependencies && m->exported.count > 0);
     if (!m->emit) {
       note("%s: no kernel; used only as a source of definitions", m->input->origin);
+      // Its device globals stay all the same (see below): other units' kernels use them, and
+      // full LTO would fold an internalized one that no kernel stores to.
+      for (size_t j = 0; j < m->num_symbols; j++)
+        if (m->symbols[j].is_device_global && strmap_get(&r->prevailing, m->symbols[j].name) == m)
+          strlist_push(&r->must_preserve, xstrdup(m->symbols[j].name));
       continue;
     }
     for (size_t j = 0; j < m->kernels.count; j++)

@@ -24,7 +24,6 @@ bool verbose;
 // Errors may be recorded by worker threads; the count and stderr are shared.
 static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
 static int errors;
-static StringList cleanup_paths;
 
 static void vreport(const char *kind, const char *what, const char *fmt, va_list ap) {
   pthread_mutex_lock(&diag_lock);
@@ -81,16 +80,9 @@ void remove_files_in(const char *dir, const char *prefix) {
   if (d) closedir(d);
 }
 
-// A directory goes with the files in it (one level: our temporary directories are flat).
-static void remove_path(const char *path) {
-  if (unlink(path) == 0 || errno != EISDIR) return;
-  remove_files_in(path, "");
-  rmdir(path);
-}
-
 static __attribute__((noreturn)) void exit_failure(void) {
-  for (size_t i = 0; i < cleanup_paths.count; i++)
-    if (cleanup_paths.items[i]) remove_path(cleanup_paths.items[i]);
+  wait_while_ending();
+  remove_failure_paths();
   exit(1);
 }
 
@@ -117,22 +109,6 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
   fputc('\n', stderr);
   va_end(ap);
   abort();
-}
-
-void remove_on_failure(const char *path) {
-  pthread_mutex_lock(&diag_lock);
-  strlist_push(&cleanup_paths, xstrdup(path));
-  pthread_mutex_unlock(&diag_lock);
-}
-
-void keep_on_success(const char *path) {
-  pthread_mutex_lock(&diag_lock);
-  for (size_t i = 0; i < cleanup_paths.count; i++)
-    if (cleanup_paths.items[i] && !strcmp(cleanup_paths.items[i], path)) {
-      free(cleanup_paths.items[i]);
-      cleanup_paths.items[i] = NULL;
-    }
-  pthread_mutex_unlock(&diag_lock);
 }
 
 void *xmalloc(size_t n) {
@@ -231,10 +207,12 @@ void buffer_append(Buffer *b, const void *data, size_t n) {
 }
 
 int read_file(const char *path, Buffer *out) {
-  int fd = open(path, O_RDONLY);
+  // Non-blocking, so that opening a FIFO nobody writes to does not wait forever; reads block
+  // again below, and such a FIFO reads as empty.
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0) return -errno;
   struct stat st;
-  if (fstat(fd, &st) < 0) {
+  if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
     int e = -errno;
     close(fd);
     return e;
@@ -242,6 +220,11 @@ int read_file(const char *path, Buffer *out) {
   if (S_ISDIR(st.st_mode)) {
     close(fd);
     return -EISDIR;
+  }
+  // A device has no end to read to (/dev/zero, /dev/urandom) or is nobody's input file.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    close(fd);
+    return -ENODEV;
   }
   // CAP + 1 bytes: reading a regular file to its end, at exactly st_size, needs no growth.
   size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536, size = 0;
@@ -262,6 +245,15 @@ int read_file(const char *path, Buffer *out) {
   close(fd);
   *out = (Buffer){data, size, false};
   return 0;
+}
+
+const char *read_error_text(int rc) {
+  return rc == -ENODEV ? "a device, not a file" : strerror(-rc);
+}
+
+bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int map_file(const char *path, Buffer *out) {
@@ -333,6 +325,7 @@ int atomic_commit(AtomicFile *f) {
   int e = f->error;
   if (close(f->fd) < 0 && !e) e = -errno;
   f->fd = -1;
+  if (!e && ending_by_signal()) e = -EINTR; // the signal's handler is removing f->tmp
   if (!e && f->tmp && rename(f->tmp, f->path) < 0) e = -errno;
   if (e) {
     atomic_abort(f);

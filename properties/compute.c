@@ -214,8 +214,9 @@ static bool type_is_fp(LLVMTypeRef t, LLVMTypeKind kind) {
 }
 
 // The aspects F uses: its sycl_used_aspects metadata (numbers, or !{!"name", i32 n} pairs),
-// and, as intel's aspect propagation infers them, fp64 and fp16 for double and half values.
-static void function_used_aspects(LLVMValueRef f, StringList *values) {
+// and with INFER_TYPES, as intel's aspect propagation infers them, fp64 and fp16 for double
+// and half values (sycl-post-link reads the metadata only: the compiler propagated already).
+static void function_used_aspects(LLVMValueRef f, bool infer_types, StringList *values) {
   unsigned n = 0;
   LLVMValueRef *ops = function_metadata(f, "sycl_used_aspects", &n);
   for (unsigned i = 0; i < n; i++) {
@@ -229,6 +230,7 @@ static void function_used_aspects(LLVMValueRef f, StringList *values) {
     }
   }
   free(ops);
+  if (!infer_types) return;
   bool fp64 = false, fp16 = false;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
@@ -269,14 +271,14 @@ static void add_u32_array(PropertySets *out, const char *set, const char *name,
 
 // SYCL/device requirements (intel's SYCLDeviceRequirements, keys in its std::map order):
 // aspects of what the entry points reach (always present, possibly empty), fixed_target,
-// reqd_sub_group_size of the entry points, reqd_work_group_size_uint64_t and
-// work_group_num_dim of the module's functions.
+// joint_matrix and joint_matrix_mad (the strings, as bytes), reqd_sub_group_size of the entry
+// points, reqd_work_group_size_uint64_t and work_group_num_dim of the module's functions.
 static void requirements_property(LLVMModuleRef m, const Reach *reach, const StringList *entries,
-                                  PropertySets *out) {
+                                  bool infer_types, PropertySets *out) {
   const char *set = "SYCL/device requirements";
   StringList aspects = {0};
   for (size_t i = 0; i < reach->count; i++)
-    function_used_aspects(reach->functions[i], &aspects);
+    function_used_aspects(reach->functions[i], infer_types, &aspects);
   if (aspects.count) qsort(aspects.items, aspects.count, sizeof *aspects.items, compare_numbers);
   uint32_t *values = xcalloc(aspects.count ? aspects.count : 1, sizeof *values);
   for (size_t i = 0; i < aspects.count; i++)
@@ -288,8 +290,11 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
   StringList fixed = {0};
   uint64_t wg[3];
   unsigned wg_dims = 0;
-  bool have_wg = false, have_num_dim = false, have_sub_group = false;
+  bool have_wg = false, several_wg = false, have_num_dim = false, have_sub_group = false;
   uint32_t num_dim = 0, sub_group = 0;
+  // As intel: the last function's non-empty sycl_joint_matrix / sycl_joint_matrix_mad string.
+  const char *matrix_keys[2] = {"sycl_joint_matrix", "sycl_joint_matrix_mad"};
+  char *matrix[2] = {NULL, NULL};
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     unsigned n = 0;
     int64_t v;
@@ -297,6 +302,16 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
     for (unsigned i = 0; i < n; i++)
       if (constant_int(ops[i], &v)) add_aspect(&fixed, v);
     free(ops);
+    for (int k = 0; k < 2; k++) {
+      ops = function_metadata(f, matrix_keys[k], &n);
+      unsigned len = 0;
+      const char *text = ops && n >= 1 && ops[0] ? LLVMGetMDString(ops[0], &len) : NULL;
+      if (text && len) {
+        free(matrix[k]);
+        matrix[k] = xstrndup(text, len);
+      }
+      free(ops);
+    }
     ops = function_metadata(f, "work_group_num_dim", &n);
     // As intel: taken while no reqd_work_group_size has been seen.
     if (ops && n >= 1 && constant_int(ops[0], &v) && !have_wg) {
@@ -305,10 +320,19 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
     }
     free(ops);
     ops = function_metadata(f, "reqd_work_group_size", &n);
-    if (ops && !have_wg && n >= 1 && n <= 3) {
-      have_wg = true;
+    if (ops && n >= 1 && n <= 3) {
+      // As intel: the first size, dropped if another function requires a different one (an
+      // image of several sizes, --split=none, cannot promise any).
+      uint64_t size[3];
       for (unsigned i = 0; i < n; i++)
-        wg[wg_dims++] = constant_int(ops[i], &v) ? (uint64_t)v : 0;
+        size[i] = constant_int(ops[i], &v) ? (uint64_t)v : 0;
+      if (!have_wg && !several_wg) {
+        have_wg = true;
+        wg_dims = n;
+        memcpy(wg, size, n * sizeof *size);
+      } else if (n != wg_dims || memcmp(wg, size, n * sizeof *size)) {
+        several_wg = true;
+      }
     }
     free(ops);
     if (!have_sub_group) { // the first entry point's, as intel
@@ -332,8 +356,12 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
     free(targets);
   }
   strlist_free(&fixed);
+  if (matrix[0]) propsets_add_bytes(out, set, "joint_matrix", matrix[0], strlen(matrix[0]));
+  if (matrix[1]) propsets_add_bytes(out, set, "joint_matrix_mad", matrix[1], strlen(matrix[1]));
+  free(matrix[0]);
+  free(matrix[1]);
   if (have_sub_group) propsets_add_u32(out, set, "reqd_sub_group_size", sub_group);
-  if (have_wg) {
+  if (have_wg && !several_wg) {
     uint8_t bytes[24];
     for (unsigned i = 0; i < wg_dims; i++)
       for (int k = 0; k < 8; k++)
@@ -347,7 +375,7 @@ static void requirements_property(LLVMModuleRef m, const Reach *reach, const Str
 // is_builtin_name): a name that begins with "__" before or after Itanium demangling
 // (__anything, _Z8__insidev, _ZN7__spirv8internalEv) is the implementation's and not listed.
 // The first source name of a mangling: _Z [N] [CV-qualifiers] [L] <len><id>.
-static bool is_implementation_name(const char *name) {
+bool is_implementation_name(const char *name) {
   if (!strncmp(name, "__", 2)) return true;
   if (strncmp(name, "_Z", 2)) return false;
   const char *p = name + 2;
@@ -377,6 +405,26 @@ static bool is_device_global_declaration(LLVMValueRef gv) {
   LLVMTypeRef t = LLVMGlobalGetValueType(gv);
   const char *name = LLVMGetTypeKind(t) == LLVMStructTypeKind ? LLVMGetStructName(t) : NULL;
   return name && strstr(name, "device_global");
+}
+
+// sycl-post-link's symbol tables: -emit-exported-symbols lists the entry points that are
+// spir_func functions, not virtual ones, in entry-point order; -emit-imported-symbols (with
+// -allow-device-image-dependencies) the used declarations intel could import, in module order.
+static void post_link_symbol_properties(LLVMModuleRef m, const PropertyInputs *in,
+                                        PropertySets *out) {
+  for (size_t i = 0; in->emit_exported && in->entry_points && i < in->entry_points->count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, in->entry_points->items[i]);
+    if (!f || LLVMIsDeclaration(f) || LLVMGetFunctionCallConv(f) != CC_SPIR_FUNC) continue;
+    if (has_function_attribute(f, "indirectly-callable")) continue;
+    propsets_add_u32(out, "SYCL/exported symbols", in->entry_points->items[i], 1);
+  }
+  if (!in->emit_imported || !in->allow_dependencies) return;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (is_importable_declaration(f, false) && LLVMGetFirstUse(f)) {
+      char *name = value_name(f);
+      propsets_add_u32(out, "SYCL/imported symbols", name, 1);
+      free(name);
+    }
 }
 
 // SYCL/exported symbols and SYCL/imported symbols (seed 000), under
@@ -459,14 +507,20 @@ static void misc_property(int opt_level, PropertySets *out) {
     propsets_add_u32(out, "SYCL/misc properties", "optLevel", (uint32_t)opt_level);
 }
 
-// SYCL/device globals: per global with "sycl-unique-id", {u32 size, u8 device_image_scope,
-// 3 bytes of padding}: intel's DeviceGlobalProperty as the runtime reads it.
-static void device_globals_property(LLVMModuleRef m, PropertySets *out) {
+// SYCL/device globals: per global with "sycl-unique-id" (for the post-link front also
+// "sycl-device-global-size"), {u32 size, u8 device_image_scope, 3 bytes of padding}: intel's
+// DeviceGlobalProperty as the runtime reads it.
+static void device_globals_property(LLVMModuleRef m, bool post_link, PropertySets *out) {
   LLVMTargetDataRef layout = LLVMGetModuleDataLayout(m);
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
-    char *id = global_attribute(g, "sycl-unique-id");
-    if (!id) continue;
     char *size_text = global_attribute(g, "sycl-device-global-size");
+    // DPC++ marks a device_global by its size (other globals, host pipes among them, have
+    // unique ids too): sycl-post-link lists no other. Upstream clang writes no size.
+    char *id = post_link && !size_text ? NULL : global_attribute(g, "sycl-unique-id");
+    if (!id) {
+      free(size_text);
+      continue;
+    }
     char *scope = global_attribute(g, "sycl-device-image-scope");
     uint32_t size = size_text ? (uint32_t)strtoul(size_text, NULL, 10)
                               : (uint32_t)LLVMABISizeOfType(layout, LLVMGlobalGetValueType(g));
@@ -504,7 +558,8 @@ static void collect_vtable_sets(LLVMValueRef v, ValueSet *seen, StringList *sets
 static void virtual_functions_property(LLVMModuleRef m, const PropertyInputs *in,
                                        PropertySets *out) {
   const char *vf = "SYCL/virtual functions";
-  if (!in->kernels || !in->kernels->count) {
+  // sycl-post-link looks for a set's function in every image: its images are split by set.
+  if (!in->kernels || !in->kernels->count || in->post_link) {
     for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
       char *set = LLVMIsDeclaration(f) ? NULL : function_attribute(f, "indirectly-callable");
       if (!set) continue;
@@ -525,12 +580,14 @@ static void virtual_functions_property(LLVMModuleRef m, const PropertyInputs *in
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
     collect_vtable_sets(LLVMGetInitializer(g), &seen, &creates);
   free(seen.slots);
+  // "uses": intel's name for seed 002's "calls-virtual-functions-set" (its runtime reads it);
+  // "creates" is seed 002's, which intel does not write.
   if (calls.count) {
     char *value = join_sorted(&calls);
-    add_string(out, vf, "calls-virtual-functions-set", value);
+    add_string(out, vf, "uses-virtual-functions-set", value);
     free(value);
   }
-  if (creates.count) {
+  if (creates.count && !in->post_link) {
     char *value = join_sorted(&creates);
     add_string(out, vf, "creates-virtual-functions-set", value);
     free(value);
@@ -580,10 +637,13 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
         reach_function(&reach, f, true);
 
   devicelib_property(m, out);
-  requirements_property(m, &reach, &entries, out);
-  if (in->allow_dependencies) symbol_properties(m, in, out);
+  requirements_property(m, &reach, &entries, !in->post_link, out);
+  if (in->post_link)
+    post_link_symbol_properties(m, in, out);
+  else if (in->allow_dependencies)
+    symbol_properties(m, in, out);
   misc_property(in->opt_level, out);
-  device_globals_property(m, out);
+  if (!in->post_link || in->emit_device_globals) device_globals_property(m, in->post_link, out);
   virtual_functions_property(m, in, out);
   assert_property(m, in->kernels, out);
 

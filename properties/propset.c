@@ -71,6 +71,18 @@ const Property *propsets_find(const PropertySets *p, const char *set, const char
   return NULL;
 }
 
+void propsets_remove(PropertySets *p, const char *set, const char *name) {
+  PropertySet *s = find_set(p, set);
+  for (size_t i = 0; s && i < s->count; i++)
+    if (!strcmp(s->props[i].name, name)) {
+      free(s->props[i].name);
+      free(s->props[i].bytes.data);
+      memmove(&s->props[i], &s->props[i + 1], (s->count - i - 1) * sizeof *s->props);
+      s->count--;
+      return;
+    }
+}
+
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set) {
   return find_set(p, set);
 }
@@ -556,7 +568,7 @@ int propsets_from_prop(const char *text, PropertySets *out, char **errmsg) {
         } else {
           for (int k = 0; k < 8; k++)
             bits |= (uint64_t)raw.data[k] << (8 * k);
-          uint64_t n = (bits + 7) / 8;
+          uint64_t n = bits / 8 + (bits % 8 != 0); // (bits + 7) / 8 would wrap
           if (n > raw.size - 8)
             rc = prop_line_error(out, errmsg, line_no, "byte array shorter than its bit count");
           else
@@ -576,14 +588,23 @@ int propsets_from_prop(const char *text, PropertySets *out, char **errmsg) {
 }
 
 // sycl-post-link's order of the sets it writes; sets it does not know go last, by name.
+// (computeModuleProperties adds them in this order; its registry keeps insertion order).
 static const char *const intel_set_order[] = {
-    "SYCL/devicelib req mask",       "SYCL/device requirements",
-    "SYCL/specialization constants", "SYCL/specialization constants default values",
-    "SYCL/kernel param opt",         "SYCL/exported symbols",
-    "SYCL/imported symbols",         "SYCL/program metadata",
-    "SYCL/misc properties",          "SYCL/implicit local arg",
-    "SYCL/device globals",           "SYCL/virtual functions",
-    "SYCL/registered kernels",       "SYCL/assert used",
+    "SYCL/devicelib req mask",
+    "SYCL/device requirements",
+    "SYCL/specialization constants",
+    "SYCL/specialization constants default values",
+    "SYCL/kernel param opt",
+    "SYCL/exported symbols",
+    "SYCL/imported symbols",
+    "SYCL/program metadata",
+    "SYCL/misc properties",
+    "SYCL/assert used",
+    "SYCL/implicit local arg",
+    "SYCL/device globals",
+    "SYCL/host pipes",
+    "SYCL/virtual functions",
+    "SYCL/registered kernels",
 };
 
 static size_t intel_rank(const char *set) {

@@ -178,14 +178,16 @@ static void follow_imports(Collection *c, size_t from) {
   }
 }
 
-// Seed 002. calls-virtual-functions-set: every real image of those sets (the kernel asserts
+// Seed 002. uses-virtual-functions-set (intel's name for the seed's calls-virtual-functions-set,
+// still read from images written before): every real image of those sets (the kernel asserts
 // the device supports them; their dummies would define the same functions again).
 // creates-virtual-functions-set: each real image of the set if the device has its aspects,
 // otherwise the set's dummy image.
 static void follow_virtual_functions(Collection *c, size_t from, const uint32_t *aspects,
                                      size_t num_aspects) {
   const ResolverImage *img = &c->images[from];
-  char *calls = string_property(img, "SYCL/virtual functions", "calls-virtual-functions-set");
+  char *calls = string_property(img, "SYCL/virtual functions", "uses-virtual-functions-set");
+  if (!calls) calls = string_property(img, "SYCL/virtual functions", "calls-virtual-functions-set");
   char *creates = string_property(img, "SYCL/virtual functions", "creates-virtual-functions-set");
   for (size_t i = 0; i < c->count; i++) {
     const ResolverImage *cand = &c->images[i];

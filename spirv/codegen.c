@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,13 +28,15 @@
 // aborts the backend without SPV_KHR_bit_instructions. "all" is not used: it turns on
 // float_controls2 (execution mode 6028, rejected by spirv-val 2023.1), linkonce_odr,
 // no_integer_wrap and optnone decorations in every module, and SPV_ALTERA_* names
-// older consumers do not know.
+// older consumers do not know. Device globals carry HostAccessINTEL with their unique ID
+// (hooks/finalize.c), which needs SPV_INTEL_global_variable_host_access.
 const char *const spirv_extensions = "+SPV_INTEL_function_pointers,"
                                      "+SPV_INTEL_variable_length_array,"
                                      "+SPV_EXT_shader_atomic_float_add,"
                                      "+SPV_EXT_shader_atomic_float_min_max,"
                                      "+SPV_EXT_shader_atomic_float16_add,"
-                                     "+SPV_KHR_bit_instructions";
+                                     "+SPV_KHR_bit_instructions,"
+                                     "+SPV_INTEL_global_variable_host_access";
 
 static pthread_once_t target_once = PTHREAD_ONCE_INIT;
 
@@ -61,8 +64,12 @@ static void collect_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
   LLVMDiagnosticSeverity severity = LLVMGetDiagInfoSeverity(di);
   if (severity != LLVMDSError) return; // warnings and remarks are not ours to report
   char *desc = LLVMGetDiagInfoDescription(di);
+  size_t len = strlen(desc); // some end in a newline: the messages around them add their own
+  while (len && (desc[len - 1] == '\n' || desc[len - 1] == '\r'))
+    len--;
   if (log->text.size) log->text.data[log->text.size - 1] = '\n';
-  buffer_append(&log->text, desc, strlen(desc) + 1);
+  buffer_append(&log->text, desc, len);
+  buffer_append(&log->text, "", 1);
   LLVMDisposeMessage(desc);
   log->errors++;
 }
@@ -238,7 +245,7 @@ static int write_frame(int fd, uint32_t kind, const void *payload, size_t size) 
 // In a child, LLVM calls this on report_fatal_error (many SPIR-V backend errors are
 // fatal) before it exits: the request still gets an answer.
 static void answer_fatal_error(const char *reason) {
-  char *msg = format("LLVM ERROR: %s", reason);
+  char *msg = format("SPIR-V backend failed: LLVM ERROR: %s", reason);
   write_frame(response_fd, WORKER_ERROR, msg, strlen(msg));
   free(msg);
 }
@@ -275,16 +282,33 @@ fail_parse:
   return rc;
 }
 
-// Test-only crash triggers, active only with SYCL_THINLTO_WORKER_CRASH_TEST set: the
-// 4-byte request TAG (unit tests), or a module naming a symbol, with the variable set to
-// KIND followed by the name ("worker:_ZTS2K1"); names are plain bytes in bitcode's strtab.
+// Test-only failure triggers, active only with SYCL_THINLTO_WORKER_CRASH_TEST set: the
+// 4-byte request TAG (unit tests), or a module naming a symbol, with the variable set to a
+// comma-separated list of KIND followed by the name ("worker:_ZTS2K1,kill:_ZTS2K2"); names
+// are plain bytes in bitcode's strtab. Kinds: worker: the worker crashes (SIGSEGV); kill:
+// the worker is killed (SIGKILL, what the out-of-memory killer sends); backend: the backend
+// child crashes; backend-kill: the backend child is killed; invalid: the SPIR-V it answers
+// fails validation.
 static bool crash_test_requested(const uint8_t *bitcode, size_t size, const char *tag,
                                  const char *kind) {
   const char *test = getenv("SYCL_THINLTO_WORKER_CRASH_TEST");
   if (!test) return false;
-  if (size == 4 && !memcmp(bitcode, tag, 4)) return true;
+  if (tag && size == 4 && !memcmp(bitcode, tag, 4)) return true;
   size_t n = strlen(kind);
-  return !strncmp(test, kind, n) && test[n] && memmem(bitcode, size, test + n, strlen(test + n));
+  for (const char *entry = test; *entry;) {
+    size_t len = strcspn(entry, ",");
+    if (len > n && !strncmp(entry, kind, n) && memmem(bitcode, size, entry + n, len - n))
+      return true;
+    entry += len + (entry[len] == ',');
+  }
+  return false;
+}
+
+// Test-only: an OpReturn after the last function, outside any block. The scans of
+// hooks/hook.c walk past it; only the validator objects ("Return must appear in a block").
+static void make_invalid_spirv(Buffer *spirv) {
+  uint32_t op_return = 1u << 16 | 253;
+  buffer_append(spirv, &op_return, sizeof op_return);
 }
 
 // The child's side: answers on RESULT_FD, its stdout and stderr in LOG_FD; never returns.
@@ -295,11 +319,13 @@ static __attribute__((noreturn)) void serve_in_child(const uint8_t *bitcode, siz
   dup2(log_fd, 2);
   // Test-only (test/unit/test_pool.c, lit): a backend crash the worker must survive.
   if (crash_test_requested(bitcode, size, "CRSC", "backend:")) raise(SIGSEGV);
+  if (crash_test_requested(bitcode, size, NULL, "backend-kill:")) raise(SIGKILL);
   Buffer spirv = {0};
   char *errmsg = NULL;
-  int rc = codegen_request(bitcode, size, &spirv, &errmsg) == 0
-               ? write_frame(result_fd, WORKER_SPIRV, spirv.data, spirv.size)
-               : write_frame(result_fd, WORKER_ERROR, errmsg, strlen(errmsg));
+  int failed = codegen_request(bitcode, size, &spirv, &errmsg);
+  if (!failed && crash_test_requested(bitcode, size, NULL, "invalid:")) make_invalid_spirv(&spirv);
+  int rc = !failed ? write_frame(result_fd, WORKER_SPIRV, spirv.data, spirv.size)
+                   : write_frame(result_fd, WORKER_ERROR, errmsg, strlen(errmsg));
   _exit(rc ? 3 : 0); // no atexit work: the worker still owns everything shared
 }
 
@@ -333,12 +359,16 @@ static int serve_request(const uint8_t *bitcode, size_t size) {
     why = format("SPIR-V worker: cannot create a pipe: %s", strerror(errno));
     goto answer_why;
   }
+  pid_t self = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     why = format("SPIR-V worker: cannot fork for the backend: %s", strerror(errno));
     goto answer_why;
   }
   if (pid == 0) {
+    // It ends with the worker (which ends with the spawner, which ends with the linker):
+    // a link killed in the middle of a module leaves no backend running on.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self) _exit(127);
     close(pipe_fds[0]);
     serve_in_child(bitcode, size, pipe_fds[1], log_fd);
   }
@@ -374,7 +404,11 @@ static int serve_request(const uint8_t *bitcode, size_t size) {
   }
   free(answer.data);
   char *tail = log_tail(log_fd);
-  if (WIFSIGNALED(status))
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+    why = format("SPIR-V backend was killed (signal %d, %s): by another process, or by the "
+                 "out-of-memory killer",
+                 SIGKILL, strsignal(SIGKILL));
+  else if (WIFSIGNALED(status))
     why = format("SPIR-V backend crashed (signal %d, %s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
   else
@@ -458,6 +492,7 @@ int worker_main(void) {
     }
     // Test-only (test/unit/test_pool.c, lit): a worker crash the pool must survive.
     if (crash_test_requested(bitcode, header.size, "CRSH", "worker:")) raise(SIGSEGV);
+    if (crash_test_requested(bitcode, header.size, NULL, "kill:")) raise(SIGKILL);
     rc = serve_request(bitcode, header.size);
     free(bitcode);
     if (rc < 0) {

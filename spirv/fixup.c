@@ -7,6 +7,18 @@
 
 enum { OP_TYPE_INT = 21, OP_CONSTANT = 43, OP_CONSTANT_NULL = 46, SPIRV_MAGIC = 0x07230203 };
 
+// The integer types of a module: few, so a list; the module's id bound (a header word, as
+// large as 2^32) sizes nothing.
+typedef struct {
+  uint32_t id, bytes;
+} IntType;
+
+static uint32_t int_type_bytes(const IntType *types, size_t count, uint32_t id) {
+  for (size_t k = 0; k < count; k++)
+    if (types[k].id == id) return types[k].bytes;
+  return 0;
+}
+
 // The backend emits OpConstantNull for every integer zero, but some operands must be an
 // OpConstant (a structure index of OpInBoundsPtrAccessChain, which -O0 code is full of),
 // and spirv-val rejects the module. An OpConstant 0 means the same everywhere.
@@ -17,22 +29,26 @@ int spirv_fix_null_integers(Buffer *spirv, char **errmsg) {
     *errmsg = xstrdup("not a little-endian SPIR-V module");
     return -1;
   }
-  uint32_t bound = in[3];
-  uint8_t *int_width = xcalloc(bound ? bound : 1, 1); // id -> width/8 of an OpTypeInt
+  IntType *ints = NULL;
+  size_t num_ints = 0;
   Buffer out = {0};
   buffer_append(&out, in, 5 * 4);
   for (size_t i = 5; i < n;) {
     uint32_t count = in[i] >> 16, opcode = in[i] & 0xffff;
     if (count == 0 || i + count > n) {
-      free(int_width);
+      free(ints);
       free(out.data);
       *errmsg = format("malformed SPIR-V instruction at word %zu", i);
       return -1;
     }
-    if (opcode == OP_TYPE_INT && count >= 3 && in[i + 1] < bound)
-      int_width[in[i + 1]] = (uint8_t)(in[i + 2] / 8);
-    if (opcode == OP_CONSTANT_NULL && count == 3 && in[i + 1] < bound && int_width[in[i + 1]]) {
-      uint32_t words = int_width[in[i + 1]] > 4 ? 2 : 1;
+    if (opcode == OP_TYPE_INT && count >= 3) {
+      ints = xrealloc(ints, (num_ints + 1) * sizeof *ints);
+      ints[num_ints++] = (IntType){in[i + 1], in[i + 2] / 8};
+    }
+    uint32_t bytes =
+        opcode == OP_CONSTANT_NULL && count == 3 ? int_type_bytes(ints, num_ints, in[i + 1]) : 0;
+    if (bytes) {
+      uint32_t words = bytes > 4 ? 2 : 1;
       uint32_t constant[5] = {((3 + words) << 16) | OP_CONSTANT, in[i + 1], in[i + 2], 0, 0};
       buffer_append(&out, constant, (3 + words) * 4);
     } else {
@@ -40,7 +56,7 @@ int spirv_fix_null_integers(Buffer *spirv, char **errmsg) {
     }
     i += count;
   }
-  free(int_width);
+  free(ints);
   free(spirv->data);
   *spirv = out;
   return 0;

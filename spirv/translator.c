@@ -129,6 +129,7 @@ static void maybe_finish(Translation *t) {
 
 static void translator_exited(uv_process_t *process, int64_t exit_status, int term_signal) {
   Translation *t = process->data;
+  untrack_child(process->pid);
   t->exited = true;
   t->exit_status = exit_status;
   t->term_signal = term_signal;
@@ -189,6 +190,7 @@ void translator_submit(uv_loop_t *loop, const char *path, const char *input_bc, 
   free(input);
   free(output_flag);
   if (rc < 0) goto fail_spawn;
+  track_child(t->process.pid); // a signal that ends us ends it too
   if ((rc = uv_read_start((uv_stream_t *)&t->out, alloc_chunk, read_output)) < 0 ||
       (rc = uv_read_start((uv_stream_t *)&t->err, alloc_chunk, read_output)) < 0) {
     // Not expected for fresh pipes; the exit callback still comes, the EOFs will not.

@@ -149,7 +149,7 @@ static void split_entries(const SplitCommand *c, OffloadEntry *entries, size_t c
       split_image_keys(image, c->split.mode, job->entry->strings, job->entry->num_strings,
                        &e.strings, &e.num_strings);
       offload_binary_append(out, &e);
-      free(e.strings);
+      offload_strings_free(e.strings, e.num_strings);
       if (c->save_temps) {
         char *path = format("%s.%zu.bc", c->output, (*saved)++);
         int rc = write_file_atomic(path, image->bitcode.data, image->bitcode.size);
@@ -213,7 +213,7 @@ int split_main(int argc, char **argv) {
   parse_split_command(argc, argv, &c);
   Buffer file = {0};
   int rc = read_file(c.input, &file);
-  if (rc < 0) fatal(c.input, "%s", strerror(-rc));
+  if (rc < 0) fatal(c.input, "%s", read_error_text(rc));
 
   Buffer out = {0};
   OffloadEntry *entries = NULL;
@@ -221,6 +221,8 @@ int split_main(int argc, char **argv) {
   char *why;
   if (is_bitcode(file.data, file.size)) {
     char *triple = bitcode_triple(&file, c.input);
+    if (!is_spirv_triple(triple))
+      fatal(c.input, "bitcode for '%s': only spir64/spirv64 device code is split", triple);
     OffloadString keys[] = {{"triple", triple}, {"arch", ""}};
     OffloadEntry bare = {.image_kind = IMG_BITCODE,
                          .offload_kind = OFK_SYCL,

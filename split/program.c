@@ -114,11 +114,7 @@ static void read_facts(LLVMModuleRef m, ModuleFacts *mf) {
     if (!LLVMIsDeclaration(fn) && !LLVMGetIntrinsicID(fn)) read_function(mf, fn);
   for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v)) {
     if (LLVMIsDeclaration(v)) continue;
-    const char *scope;
-    size_t len;
-    bool image_scope = bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
-                       !(len == 5 && !memcmp(scope, "false", 5));
-    GlobalFact *f = new_fact(mf, v, image_scope ? FACT_IMAGE_SCOPE : 0);
+    GlobalFact *f = new_fact(mf, v, is_image_scope_global(v) ? FACT_IMAGE_SCOPE : 0);
     add_references(&f->uses, LLVMGetInitializer(v), 0);
   }
 }
@@ -137,34 +133,44 @@ static void facts_free(ModuleFacts *mf) {
   *mf = (ModuleFacts){0};
 }
 
-// Cache entry: the dummy flag, a count, then per global its flags, name, set ("" for none)
-// and four string lists.
-static void store_facts(const Cache *c, const char *key, const ModuleFacts *mf) {
-  Buffer b = {0};
+// Serialized (cache entries, InputImage.facts): the dummy flag, a count, then per global its
+// flags, name, set ("" for none) and four string lists.
+static void facts_serialize(const ModuleFacts *mf, Buffer *b) {
   uint64_t head[2] = {mf->dummy, mf->count};
-  buffer_append(&b, head, sizeof head);
+  buffer_append(b, head, sizeof head);
   for (size_t i = 0; i < mf->count; i++) {
     const GlobalFact *f = &mf->items[i];
-    record_put(&b, &f->flags, 1);
-    record_put(&b, f->name, strlen(f->name));
-    record_put(&b, f->set ? f->set : "", f->set ? strlen(f->set) : 0);
-    record_put_strings(&b, &f->aspects);
-    record_put_strings(&b, &f->calls);
-    record_put_strings(&b, &f->sets_called);
-    record_put_strings(&b, &f->uses);
+    record_put(b, &f->flags, 1);
+    record_put(b, f->name, strlen(f->name));
+    record_put(b, f->set ? f->set : "", f->set ? strlen(f->set) : 0);
+    record_put_strings(b, &f->aspects);
+    record_put_strings(b, &f->calls);
+    record_put_strings(b, &f->sets_called);
+    record_put_strings(b, &f->uses);
   }
+}
+
+static void store_facts(const Cache *c, const char *key, const ModuleFacts *mf) {
+  Buffer b = {0};
+  facts_serialize(mf, &b);
   cache_store(c, "facts", key, &b);
   free(b.data);
 }
 
-static bool load_facts(const Cache *c, const char *key, ModuleFacts *mf) {
-  Buffer b;
-  if (cache_get(c, "facts", key, &b)) return false;
+void module_facts(LLVMModuleRef m, Buffer *out) {
+  ModuleFacts mf;
+  read_facts(m, &mf);
+  facts_serialize(&mf, out);
+  facts_free(&mf);
+}
+
+// False (and MF empty) for bytes that are not what facts_serialize writes.
+static bool facts_deserialize(const uint8_t *data, size_t size, ModuleFacts *mf) {
   uint64_t head[2] = {0, 0};
-  bool ok = b.size >= sizeof head;
-  if (ok) memcpy(head, b.data, sizeof head);
-  ok = ok && head[1] <= b.size;
-  RecordReader r = {b.data + sizeof head, b.data + b.size, !ok};
+  bool ok = size >= sizeof head;
+  if (ok) memcpy(head, data, sizeof head);
+  ok = ok && head[1] <= size;
+  RecordReader r = {data + sizeof head, data + size, !ok};
   *mf = (ModuleFacts){.dummy = head[0] != 0};
   for (uint64_t i = 0; ok && i < head[1]; i++) {
     if (mf->count == mf->cap) {
@@ -188,6 +194,13 @@ static bool load_facts(const Cache *c, const char *key, ModuleFacts *mf) {
   }
   ok = ok && !r.bad && r.p == r.end;
   if (!ok) facts_free(mf);
+  return ok;
+}
+
+static bool load_facts(const Cache *c, const char *key, ModuleFacts *mf) {
+  Buffer b;
+  if (cache_get(c, "facts", key, &b)) return false;
+  bool ok = facts_deserialize(b.data, b.size, mf);
   free(b.data);
   return ok;
 }
@@ -346,11 +359,13 @@ static void facts_one(void *arg, size_t i) {
   FactsJob *job = arg;
   const InputImage *in = &job->inputs->items[i];
   if (!wants_facts(in)) return;
+  // The split stage wrote this image and read its facts then.
+  if (in->facts && facts_deserialize(in->facts, in->facts_size, &job->modules[i])) return;
   char key[CACHE_KEY_SIZE];
   if (job->cache) {
     char content[CACHE_KEY_SIZE];
     cache_content_key(in->data, in->size, content);
-    cache_derived_key("facts v1", content, key);
+    cache_derived_key("facts v2", content, key);
     if (load_facts(job->cache, key, &job->modules[i])) return;
   }
   LLVMContextRef ctx = context_create();
@@ -558,6 +573,7 @@ static void add_image(InputSet *inputs, InputImage **items, size_t *count, size_
   if (bytes) {
     image.data = bytes->data;
     image.size = bytes->size;
+    image.facts = NULL, image.facts_size = 0;
     inputs->files = xrealloc(inputs->files, (inputs->num_files + 1) * sizeof(Buffer));
     inputs->files[inputs->num_files++] = *bytes;
     *bytes = (Buffer){0};
@@ -607,8 +623,8 @@ static void check_image_scope(const ProgramFacts *p, const ImageRoots *images, s
           } else if (first != im + 1) {
             char *prev = strmap_get(&first_user, name);
             error(img->origin,
-                  "device_global '%s' with the device_image_scope property is used in more than "
-                  "one image: %s, %s",
+                  "device_global variable '%s' with property \"device_image_scope\" is used in "
+                  "more than one device image. Reached from: %s, %s",
                   name, prev, user);
             free(user);
             strmap_put(&first_image, name, (void *)(uintptr_t)-1); // reported once
@@ -704,12 +720,14 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
   size_t num_roots = 0, roots_cap = 2 * inputs->count + 1;
   for (size_t m = 0; m < inputs->count; m++) {
     InputImage *in = &inputs->items[m];
-    if (rep[m].removed) continue;
+    if (rep[m].removed) { // merged into the set's first image; its bytes stay among the files
+      input_image_free(in);
+      continue;
+    }
     if (rep[m].split.count) {
       for (size_t k = 0; k < rep[m].split.count; k++) {
         SplitImage *image = &rep[m].split.images[k];
-        InputImage out = *in;
-        out.origin = xstrdup(in->origin);
+        InputImage out = input_image_derive(in);
         split_image_keys(image, SPLIT_SOURCE, in->keys, in->num_keys, &out.keys, &out.num_keys);
         if (num_roots == roots_cap) roots = xrealloc(roots, (roots_cap *= 2) * sizeof(ImageRoots));
         roots[num_roots] = (ImageRoots){.module = m, .origin = out.origin};
@@ -719,6 +737,7 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
         add_image(inputs, &items, &count, &cap, out, &image->bitcode);
       }
       split_result_free(&rep[m].split);
+      input_image_free(in); // replaced by its images
       continue;
     }
     if (!in->is_library && wants_facts(in) && !p->modules[m].dummy) {

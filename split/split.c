@@ -220,6 +220,14 @@ static void add_user_edges(Graph *g, EdgeList *edges, uint32_t target, LLVMValue
   }
 }
 
+bool is_image_scope_global(LLVMValueRef v) {
+  const char *scope, *size;
+  size_t len, size_len;
+  return bridge_global_attribute(v, "sycl-device-global-size", &size, &size_len) &&
+         bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
+         !(len == 5 && !memcmp(scope, "false", 5));
+}
+
 static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool outline) {
   bool module_ids = module_has_module_ids(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
@@ -235,10 +243,7 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
     Node node = {.value = v, .kind = NODE_VARIABLE, .defined = !LLVMIsDeclaration(v)};
     node.exported = node.defined && LLVMGetLinkage(v) == LLVMExternalLinkage;
     node.everywhere = LLVMGetLinkage(v) == LLVMAppendingLinkage;
-    const char *scope;
-    size_t len;
-    node.image_scope = bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
-                       !(len == 5 && !memcmp(scope, "false", 5));
+    node.image_scope = is_image_scope_global(v);
     add_node(g, node, v);
   }
   g->num_variables = g->count - g->num_functions;
@@ -253,8 +258,9 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
     add_user_edges(g, &edges, n, &stack, &stack_cap);
   free(stack);
 
-  // An indirect call may reach any address-taken function of its type: the caller needs the
-  // type's node, which needs every such function (kernels are never called).
+  // An indirect call may reach any function of its type that is address-taken or marked
+  // "referenced-indirectly" (DPC++'s device_indirectly_callable, intel's only candidates): the
+  // caller needs the type's node, which needs every such function (kernels are never called).
   for (uint32_t n = 0; n < g->num_functions; n++) {
     if (!g->nodes[n].defined) continue;
     LLVMValueRef f = g->nodes[n].value;
@@ -274,8 +280,8 @@ static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool
   for (uint32_t n = 0; n < g->num_functions; n++) {
     Node *f = &g->nodes[n];
     uint32_t t;
-    if (f->address_taken && !f->kernel &&
-        ptrmap_get(&g->index, LLVMGlobalGetValueType(f->value), &t))
+    bool candidate = f->address_taken || has_fn_attribute(f->value, "referenced-indirectly");
+    if (candidate && !f->kernel && ptrmap_get(&g->index, LLVMGlobalGetValueType(f->value), &t))
       add_edge(&edges, t, n);
   }
 
@@ -308,6 +314,7 @@ static void graph_free(Graph *g) {
 
 typedef struct {
   char *key;
+  char *order_key; // intel's category key of its first entry point (SplitOptions.post_link)
   uint32_t *entries;
   size_t num_entries;
   int virtual_set; // an outlined set's group, or -1
@@ -319,45 +326,86 @@ typedef struct {
 
 #define CLOSURE_DECLARED 0x80000000u
 
-// Appends to KEY the text of metadata NAME on F (intel's per-source categories).
-static void append_metadata_text(Buffer *key, LLVMContextRef ctx, LLVMValueRef md, int depth) {
-  if (!md) {
-    buffer_append(key, "null", 4);
-  } else if (LLVMIsAMDString(md)) {
-    unsigned len;
-    const char *s = LLVMGetMDString(md, &len);
-    buffer_append(key, s, len);
-  } else if (LLVMIsAMDNode(md) && depth < 4) {
-    unsigned n = LLVMGetMDNodeNumOperands(md);
-    LLVMValueRef *ops = xcalloc(n ? n : 1, sizeof(LLVMValueRef));
-    LLVMGetMDNodeOperands(md, ops);
-    buffer_append(key, "(", 1);
-    for (unsigned i = 0; i < n; i++) {
-      if (i) buffer_append(key, ",", 1);
-      append_metadata_text(key, ctx, ops[i], depth + 1);
-    }
-    buffer_append(key, ")", 1);
-    free(ops);
-  } else if (LLVMIsAConstantInt(md)) {
-    char *s = format("%llu", LLVMConstIntGetZExtValue(md));
-    buffer_append(key, s, strlen(s));
-    free(s);
-  } else {
-    buffer_append(key, "?", 1);
-  }
+// Category keys as intel's FunctionsCategorizer writes them: each rule's text followed by
+// "-", so that sycl-post-link's module order (keys sorted, taken from the last) can be kept.
+
+static void append_text(Buffer *key, const char *text, size_t len) {
+  buffer_append(key, text, len);
 }
 
-static void append_function_metadata(Buffer *key, LLVMValueRef f, const char *name) {
+static void append_number(Buffer *key, unsigned long long v) {
+  char *s = format("-%llu", v);
+  append_text(key, s, strlen(s));
+  free(s);
+}
+
+// The operands of metadata KIND on F as a value (operands readable), or NULL.
+static LLVMValueRef function_metadata_node(LLVMValueRef f, const char *name) {
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(f));
   unsigned kind = LLVMGetMDKindIDInContext(ctx, name, strlen(name));
   size_t count;
   LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
-  for (size_t i = 0; i < count; i++)
+  LLVMValueRef node = NULL;
+  for (size_t i = 0; i < count && !node; i++)
     if (LLVMValueMetadataEntriesGetKind(entries, i) == kind)
-      append_metadata_text(
-          key, ctx, LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, i)), 0);
+      node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, i));
   if (entries) LLVMDisposeValueMetadataEntries(entries);
-  buffer_append(key, "|", 1);
+  return node;
+}
+
+static LLVMValueRef *node_operands(LLVMValueRef node, unsigned *n) {
+  *n = node ? LLVMGetMDNodeNumOperands(node) : 0;
+  LLVMValueRef *ops = xcalloc(*n + 1, sizeof(LLVMValueRef));
+  if (node) LLVMGetMDNodeOperands(node, ops);
+  return ops;
+}
+
+// "-a-b-c" for an integer list (reqd_work_group_size, ...), "-s-t" for a string list
+// (sycl_joint_matrix, ...).
+static void append_metadata_list(Buffer *key, LLVMValueRef f, const char *name) {
+  unsigned n;
+  LLVMValueRef *ops = node_operands(function_metadata_node(f, name), &n);
+  for (unsigned i = 0; i < n; i++) {
+    if (ops[i] && LLVMIsAConstantInt(ops[i])) {
+      append_number(key, LLVMConstIntGetZExtValue(ops[i]));
+    } else if (ops[i] && LLVMIsAMDString(ops[i])) {
+      unsigned len;
+      const char *s = LLVMGetMDString(ops[i], &len);
+      append_text(key, "-", 1);
+      append_text(key, s, len);
+    }
+  }
+  free(ops);
+  append_text(key, "-", 1);
+}
+
+static int compare_numbers(const void *a, const void *b) {
+  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+// sycl_used_aspects (after propagation): the aspect values, sorted, "-6-5" style. An operand
+// is !{!"name", i32 value} or a bare value.
+static void append_aspects(Buffer *key, LLVMValueRef f) {
+  unsigned n;
+  LLVMValueRef *ops = node_operands(function_metadata_node(f, "sycl_used_aspects"), &n);
+  unsigned long long *values = xcalloc(n + 1, sizeof *values);
+  size_t count = 0;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef v = ops[i];
+    if (v && LLVMIsAMDNode(v) && LLVMGetMDNodeNumOperands(v) == 2) {
+      LLVMValueRef pair[2];
+      LLVMGetMDNodeOperands(v, pair);
+      v = pair[1];
+    }
+    if (v && LLVMIsAConstantInt(v)) values[count++] = LLVMConstIntGetZExtValue(v);
+  }
+  if (count) qsort(values, count, sizeof *values, compare_numbers);
+  for (size_t i = 0; i < count; i++)
+    append_number(key, values[i]);
+  free(values);
+  free(ops);
+  append_text(key, "-", 1);
 }
 
 static void append_attribute(Buffer *key, LLVMValueRef f, const char *name) {
@@ -366,39 +414,35 @@ static void append_attribute(Buffer *key, LLVMValueRef f, const char *name) {
   if (a) {
     unsigned len;
     const char *value = LLVMGetStringAttributeValue(a, &len);
-    buffer_append(key, value, len);
+    append_text(key, value, len);
   }
-  buffer_append(key, "|", 1);
+  append_text(key, "-", 1);
 }
 
-static int compare_strings(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-// Per source: the module id, the virtual-function set, and the optional features (aspects,
-// work-group and sub-group sizes, ...) that would make one image unusable on some device.
+// Per source: the module id, the virtual-function set, and the optional features (register
+// allocation, aspects, work-group and sub-group sizes, optimization level, joint matrix) that
+// would make one image unusable on some device or differently compiled.
 static char *source_key(LLVMValueRef f) {
   Buffer key = {0};
   append_attribute(&key, f, "sycl-module-id");
   append_attribute(&key, f, "indirectly-callable");
   append_attribute(&key, f, "sycl-register-alloc-mode");
   append_attribute(&key, f, "sycl-grf-size");
-  StringList aspects = {0};
-  function_aspects(f, false, &aspects);
-  if (aspects.count) qsort(aspects.items, aspects.count, sizeof(char *), compare_strings);
-  for (size_t i = 0; i < aspects.count; i++) {
-    buffer_append(&key, aspects.items[i], strlen(aspects.items[i]));
-    buffer_append(&key, ",", 1);
-    free(aspects.items[i]);
-  }
-  free(aspects.items);
-  buffer_append(&key, "|", 1);
-  append_function_metadata(&key, f, "reqd_work_group_size");
-  append_function_metadata(&key, f, "work_group_num_dim");
-  append_function_metadata(&key, f, "intel_reqd_sub_group_size");
+  append_aspects(&key, f);
+  append_metadata_list(&key, f, "reqd_work_group_size");
+  append_metadata_list(&key, f, "work_group_num_dim");
+  append_metadata_list(&key, f, "intel_reqd_sub_group_size");
   append_attribute(&key, f, "sycl-optlevel");
+  append_metadata_list(&key, f, "sycl_joint_matrix");
+  append_metadata_list(&key, f, "sycl_joint_matrix_mad");
   buffer_append(&key, "", 1);
   return (char *)key.data;
+}
+
+static char *category_key(LLVMValueRef f, SplitMode mode) {
+  if (mode == SPLIT_KERNEL) return format("%s-", LLVMGetValueName2(f, &(size_t){0}));
+  if (mode == SPLIT_SOURCE) return source_key(f);
+  return xstrdup("<GLOBAL>-");
 }
 
 typedef struct {
@@ -407,14 +451,16 @@ typedef struct {
   StrMap by_key;
 } Groups;
 
-static void add_to_group(Groups *gs, Graph *g, uint32_t n, char *key, int virtual_set) {
+static void add_to_group(Groups *gs, Graph *g, uint32_t n, char *key, int virtual_set,
+                         SplitMode mode) {
   uintptr_t index = (uintptr_t)strmap_get(&gs->by_key, key);
   if (!index) {
     if (gs->count == gs->cap) {
       gs->cap = gs->cap ? gs->cap * 2 : 16;
       gs->items = xrealloc(gs->items, gs->cap * sizeof(Group));
     }
-    gs->items[gs->count++] = (Group){.key = key, .virtual_set = virtual_set};
+    gs->items[gs->count++] = (Group){
+        .key = key, .order_key = category_key(g->nodes[n].value, mode), .virtual_set = virtual_set};
     index = gs->count;
     strmap_put(&gs->by_key, key, (void *)index);
   } else {
@@ -427,7 +473,24 @@ static void add_to_group(Groups *gs, Graph *g, uint32_t n, char *key, int virtua
   g->nodes[n].owner = (int)(index - 1);
 }
 
-// Groups in the order of their first entry point in the module.
+static int compare_order_keys(const void *a, const void *b) {
+  const Group *x = a, *y = b;
+  return -strcmp(x->order_key, y->order_key);
+}
+
+// sycl-post-link keeps its groups in a map by category key and takes them from the back: its
+// modules are numbered in descending key order, which users and tools index by. Keys are
+// distinct except for a virtual-function set, whose functions intel may spread over several.
+static void order_as_intel(Groups *gs, Graph *g) {
+  if (gs->count > 1) qsort(gs->items, gs->count, sizeof(Group), compare_order_keys);
+  for (size_t gi = 0; gi < gs->count; gi++)
+    for (size_t i = 0; i < gs->items[gi].num_entries; i++) {
+      Node *node = &g->nodes[gs->items[gi].entries[i]];
+      node->group = node->owner = (int)gi;
+    }
+}
+
+// Groups in the order of their first entry point in the module, or intel's.
 static void make_groups(Groups *gs, Graph *g, const SplitOptions *o, const VirtualSets *sets) {
   size_t kernels = 0;
   for (size_t n = 0; n < g->num_functions; n++)
@@ -438,18 +501,22 @@ static void make_groups(Groups *gs, Graph *g, const SplitOptions *o, const Virtu
     Node *node = &g->nodes[n];
     if (node->virtual_set >= 0) {
       add_to_group(gs, g, n, format("virtual %s", sets->names.items[node->virtual_set]),
-                   node->virtual_set);
+                   node->virtual_set, mode);
       continue;
     }
-    if (!node->defined || !(node->kernel || node->sycl_external)) continue;
+    bool entry =
+        node->kernel || (o->only_kernels ? has_fn_attribute(node->value, "indirectly-callable")
+                                         : node->sycl_external);
+    if (!node->defined || !entry) continue;
     // Under AOT nothing is outlined: virtual functions go where the vtables take them.
     if (o->aot && has_fn_attribute(node->value, "indirectly-callable")) continue;
     char *key = mode == SPLIT_KERNEL
                     ? format("kernel %s", LLVMGetValueName2(node->value, &(size_t){0}))
                 : mode == SPLIT_SOURCE ? source_key(node->value)
                                        : xstrdup("<global>");
-    add_to_group(gs, g, n, key, -1);
+    add_to_group(gs, g, n, key, -1, mode);
   }
+  if (o->post_link) order_as_intel(gs, g);
 }
 
 //
@@ -471,12 +538,15 @@ static void closure_push(Group *group, uint32_t entry) {
 }
 
 // Whether group G's image only declares node N: another group's kernel, another set's
-// virtual function, or (when images may import) another group's SYCL_EXTERNAL function.
+// virtual function, or (when images may import) another group's SYCL_EXTERNAL function that
+// an image can import: not one named "__" by intel's rule, which SYCL/imported symbols never
+// lists (so the runtime could never resolve it); such a function is copied, as intel does.
 static bool only_declared(const Node *n, int g, const Group *group, const SplitOptions *o) {
   if (n->kind != NODE_FUNCTION || !n->defined) return n->kind == NODE_FUNCTION;
   if (n->kernel && n->group != g) return true;
   if (n->virtual_set >= 0 && n->virtual_set != group->virtual_set) return true;
-  return o->allow_dependencies && n->sycl_external && n->group >= 0 && n->group != g;
+  return o->allow_dependencies && n->sycl_external && n->group >= 0 && n->group != g &&
+         !is_implementation_name(LLVMGetValueName2(n->value, &(size_t){0}));
 }
 
 static void walk_closure(Graph *g, Walk *w, Group *group, int gi, const uint32_t *roots,
@@ -503,13 +573,31 @@ static void walk_closure(Graph *g, Walk *w, Group *group, int gi, const uint32_t
   }
 }
 
+// A defined variable LLVM may not drop when unused (isDiscardableIfUnused is false).
+static bool is_kept_variable(const Node *n) {
+  if (n->kind != NODE_VARIABLE || !n->defined) return false;
+  switch (LLVMGetLinkage(n->value)) {
+  case LLVMLinkOnceAnyLinkage:
+  case LLVMLinkOnceODRLinkage:
+  case LLVMInternalLinkage:
+  case LLVMPrivateLinkage:
+  case LLVMAvailableExternallyLinkage:
+    return false;
+  default:
+    return true;
+  }
+}
+
 static void compute_closures(Graph *g, Groups *gs, const SplitOptions *o) {
   Walk w = {.stamp = xcalloc(g->count, sizeof(uint32_t)),
             .queue = xmalloc(g->count * sizeof(uint32_t))};
+  // For the post-link front also every variable that may not be discarded (external, weak,
+  // common): intel's splitter starts each module's closure from them.
   uint32_t *everywhere = xmalloc(g->count * sizeof(uint32_t));
   size_t num_everywhere = 0;
   for (uint32_t n = 0; n < g->count; n++)
-    if (g->nodes[n].everywhere) everywhere[num_everywhere++] = n;
+    if (g->nodes[n].everywhere || (o->post_link && is_kept_variable(&g->nodes[n])))
+      everywhere[num_everywhere++] = n;
   uint32_t *roots = xmalloc(g->count * sizeof(uint32_t));
   for (size_t gi = 0; gi < gs->count; gi++) {
     Group *group = &gs->items[gi];
@@ -597,8 +685,8 @@ static int check_image_scope_global(const Graph *g, const ReverseGraph *r, uint3
   }
   buffer_append(&users, "", 1);
   if (several)
-    *errmsg = format("device_global '%s' with the device_image_scope property is used in more "
-                     "than one image: %s",
+    *errmsg = format("device_global variable '%s' with property \"device_image_scope\" is used "
+                     "in more than one device image. Reached from: %s",
                      LLVMGetValueName2(g->nodes[target].value, &(size_t){0}), (char *)users.data);
   free(users.data);
   free(seen);
@@ -754,11 +842,19 @@ static void add_mark(LLVMModuleRef m, const char *name, const char *text) {
 }
 
 static int write_image(Extraction *x, LLVMModuleRef m, SplitImage *image) {
-  add_mark(m, SPLIT_MODE_METADATA, split_mode_name(x->options->mode));
   char *why;
-  if (bridge_write_bitcode_with_summary(m, &image->bitcode, &why)) {
-    x->error = why;
-    return -1;
+  if (x->options->emit) {
+    if (x->options->emit(x->options->emit_arg, m, image, &why)) {
+      x->error = why;
+      return -1;
+    }
+  } else {
+    add_mark(m, SPLIT_MODE_METADATA, split_mode_name(x->options->mode));
+    if (bridge_write_bitcode_with_summary(m, &image->bitcode, &why)) {
+      x->error = why;
+      return -1;
+    }
+    if (x->options->facts) module_facts(m, &image->facts);
   }
   SplitResult *out = x->out;
   out->images = xrealloc(out->images, (out->count + 1) * sizeof(SplitImage));
@@ -801,6 +897,7 @@ static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size
     if (LLVMIsDeclaration(f)) continue;
     const char *name = LLVMGetValueName2(f, &(size_t){0});
     if (node->group == (int)gi) {
+      strlist_push(&image.entries, xstrdup(name));
       if (node->kernel) {
         strlist_push(&image.kernels, xstrdup(name));
       } else {
@@ -811,7 +908,7 @@ static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size
         if (linkage == LLVMExternalLinkage || linkage == LLVMWeakODRLinkage)
           strlist_push(&image.exported, xstrdup(name));
       }
-    } else if (node->exported && node->owner != (int)gi) {
+    } else if (node->exported && node->owner != (int)gi && !x->options->post_link) {
       // A copy of what another image exports: that image is the one others link against.
       internalize(f);
     }
@@ -819,7 +916,8 @@ static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size
   LLVMValueRef v = LLVMGetFirstGlobal(m);
   for (size_t i = 0; i < p->num_variables; i++, v = LLVMGetNextGlobal(v)) {
     const Node *node = &g->nodes[p->variables[i]];
-    if (!LLVMIsDeclaration(v) && node->exported && node->owner != (int)gi) internalize(v);
+    if (!LLVMIsDeclaration(v) && node->exported && node->owner != (int)gi && !x->options->post_link)
+      internalize(v);
   }
 
   delete_dead_globals(m, false); // positions are not needed past this point
@@ -833,6 +931,7 @@ static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size
     if (LLVMIsDeclaration(d) || virtual_set_index(x->sets, d) != group->virtual_set) continue;
     empty_function_body(d);
     strlist_push(&empty.exported, xstrdup(LLVMGetValueName2(d, &(size_t){0})));
+    strlist_push(&empty.entries, xstrdup(LLVMGetValueName2(d, &(size_t){0})));
   }
   delete_dead_globals(dummy, true);
   add_mark(dummy, SPLIT_DUMMY_METADATA, empty.virtual_set);
@@ -871,6 +970,7 @@ static void groups_free(Groups *gs) {
   for (size_t i = 0; i < gs->count; i++) {
     Group *group = &gs->items[i];
     free(group->key);
+    free(group->order_key);
     free(group->entries);
     free(group->closure);
   }
@@ -882,8 +982,10 @@ int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char 
   *out = (SplitResult){0};
   *errmsg = NULL;
   // What each kernel and set function reaches in this unit (intel's aspect propagation): the
-  // groups and the dummies follow it. The link adds what other units contribute.
-  propagate_aspects(m);
+  // groups and the dummies follow it. The link adds what other units contribute. Not for the
+  // post-link front: DPC++ propagates while compiling, and sycl-post-link reads only what the
+  // compiler left in !sycl_used_aspects.
+  if (!o->post_link) propagate_aspects(m);
   VirtualSets sets = {0};
   virtual_sets_prepare(m, o, &sets);
   // Outlining is for JIT: under AOT the device's aspects are known and nothing is outlined;
@@ -942,8 +1044,10 @@ void split_result_free(SplitResult *r) {
   for (size_t i = 0; i < r->count; i++) {
     SplitImage *image = &r->images[i];
     free(image->bitcode.data);
+    free(image->facts.data);
     strlist_free(&image->kernels);
     strlist_free(&image->exported);
+    strlist_free(&image->entries);
     free(image->virtual_set);
   }
   free(r->images);

@@ -22,14 +22,16 @@ int split_bitcode(const uint8_t *data, size_t size, const char *name, const Spli
   return status;
 }
 
-static void push_key(OffloadString **keys, size_t *count, const char *key, const char *value) {
+// KEYS owns every text in it: VALUE is taken, KEY copied.
+static void push_key(OffloadString **keys, size_t *count, const char *key, char *value) {
   for (size_t i = 0; i < *count; i++)
     if (!strcmp((*keys)[i].key, key)) {
+      free((char *)(*keys)[i].value);
       (*keys)[i].value = value;
       return;
     }
   *keys = xrealloc(*keys, (*count + 1) * sizeof(OffloadString));
-  (*keys)[(*count)++] = (OffloadString){key, value};
+  (*keys)[(*count)++] = (OffloadString){xstrdup(key), value};
 }
 
 void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadString *input_keys,
@@ -37,8 +39,8 @@ void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadStri
   *keys = NULL;
   *count = 0;
   for (size_t i = 0; i < num_input_keys; i++)
-    push_key(keys, count, input_keys[i].key, input_keys[i].value);
-  push_key(keys, count, SPLIT_KEY, split_mode_name(mode));
+    push_key(keys, count, input_keys[i].key, xstrdup(input_keys[i].value));
+  push_key(keys, count, SPLIT_KEY, xstrdup(split_mode_name(mode)));
   // The kernels, as clang-sycl-linker lists them: names separated by '\n'.
   Buffer symbols = {0};
   for (size_t i = 0; i < image->kernels.count; i++) {
@@ -46,10 +48,9 @@ void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadStri
     buffer_append(&symbols, image->kernels.items[i], strlen(image->kernels.items[i]));
   }
   buffer_append(&symbols, "", 1);
-  push_key(keys, count, "symbols", (char *)symbols.data); // small metadata: kept until exit
-  // A copy: the image (and its set's name) is freed once the stage has published it.
+  push_key(keys, count, "symbols", (char *)symbols.data);
   if (image->virtual_set) push_key(keys, count, SPLIT_VF_SET_KEY, xstrdup(image->virtual_set));
-  if (image->dummy) push_key(keys, count, SPLIT_DUMMY_KEY, "1");
+  if (image->dummy) push_key(keys, count, SPLIT_DUMMY_KEY, xstrdup("1"));
 }
 
 typedef struct {
@@ -70,7 +71,7 @@ typedef struct {
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v3");
+  cache_hash_tool(&h, "split v5");
   char *options = format("mode=%d deps=%d aot=%d", o->mode, o->allow_dependencies, o->aot);
   cache_hash_string(&h, options);
   free(options);
@@ -105,7 +106,10 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
   if (ok) memcpy(head, b.data, sizeof head);
   RecordReader rd = {b.data + sizeof head, b.data + b.size, !ok};
   *r = (SplitResult){0};
-  if (ok && head[1] < b.size) r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
+  // Each image takes at least five records (41 bytes) of the entry: the count is checked
+  // against the entry's size before it sizes the array.
+  if (ok && head[1] <= (b.size - sizeof head) / 41)
+    r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
   for (uint64_t i = 0; ok && r->images && i < head[1] && !rd.bad; i++) {
     SplitImage *im = &r->images[r->count++];
     size_t size;
@@ -205,17 +209,22 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
          split_mode_name(o->mode));
     for (size_t k = 0; k < job->result.count; k++) {
       SplitImage *image = &job->result.images[k];
-      InputImage out = *in;
-      out.origin = xstrdup(in->origin); // messages name the file the image came from
+      InputImage out = input_image_derive(in); // messages name the file the image came from
       split_image_keys(image, o->mode, in->keys, in->num_keys, &out.keys, &out.num_keys);
       out.data = image->bitcode.data;
       out.size = image->bitcode.size;
-      inputs->files = xrealloc(inputs->files, (inputs->num_files + 1) * sizeof(Buffer));
+      out.facts = image->facts.data;
+      out.facts_size = image->facts.size;
+      // Both buffers join the input files: they live as long as the link needs them.
+      inputs->files = xrealloc(inputs->files, (inputs->num_files + 2) * sizeof(Buffer));
       inputs->files[inputs->num_files++] = image->bitcode;
+      if (image->facts.data) inputs->files[inputs->num_files++] = image->facts;
       image->bitcode = (Buffer){0};
+      image->facts = (Buffer){0};
       add_input(&items, &count, &cap, out);
     }
     split_result_free(&job->result);
+    input_image_free(in); // its bytes stay among the files until they are released
   }
   free(inputs->items);
   inputs->items = items;

@@ -95,6 +95,7 @@ void function_aspects(LLVMValueRef f, bool scan_body, StringList *aspects) {
   for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
     for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
       type_aspects(LLVMTypeOf(i), aspects);
+      if (LLVMIsAAllocaInst(i)) type_aspects(LLVMGetAllocatedType(i), aspects); // opaque ptr
       int n = LLVMGetNumOperands(i);
       for (int k = 0; k < n; k++)
         type_aspects(LLVMTypeOf(LLVMGetOperand(i, k)), aspects);

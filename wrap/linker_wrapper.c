@@ -4,6 +4,7 @@
 #include "sycl_thinlto.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,9 @@ static const char wrapper_usage[] =
     "Stands in for clang-linker-wrapper 22 under `clang++ -fsycl`: links the SYCL device\n"
     "code of the object files, archives and -l libraries the host link uses with ThinLTO,\n"
     "wraps every image with its property sets and runs the host linker with the wrapper\n"
-    "object added. Arguments it does not know go to the host linker.\n"
+    "object added. Host bitcode inputs (host -flto) are replaced by copies that register\n"
+    "their uniquely identifiable variables first (see 'sycl-thinlto register-host --help').\n"
+    "Arguments it does not know go to the host linker.\n"
     "\n"
     "OPTIONS:\n"
     "  --linker-path=<path>         the host linker (required)\n"
@@ -124,22 +127,25 @@ static bool is_relocatable_elf(const uint8_t *data, size_t size) {
   return size >= 18 && !memcmp(data, "\177ELF", 4) && data[16] == 1 && data[17] == 0; // ET_REL
 }
 
-static bool object_has_device_code(const uint8_t *data, size_t size) {
+// A damaged object is reported here, naming it: the host linker might not look at the
+// .llvm.offloading section at all, and the device code in it would silently be lost.
+static bool object_has_device_code(const char *origin, const uint8_t *data, size_t size) {
   if (is_offload_binary(data, size)) return true;
   if (!is_relocatable_elf(data, size)) return false;
   const uint8_t *section;
   size_t section_size;
   char *why;
   if (elf_offloading_section(data, size, &section, &section_size, &why)) {
+    error(origin, "%s", why);
     free(why);
-    return false; // the host linker will say what is wrong with it
+    return false;
   }
   return section != NULL;
 }
 
 static bool file_has_device_code(const char *path) {
   Buffer file = {0};
-  if (read_file(path, &file)) return false;
+  if (read_file(path, &file)) return false; // the host linker says why
   bool found = false;
   if (is_archive(file.data, file.size)) {
     ArchiveMember *members;
@@ -147,15 +153,19 @@ static bool file_has_device_code(const char *path) {
     char *why;
     if (!archive_parse(file.data, file.size, &members, &count, &why)) {
       for (size_t i = 0; i < count; i++) {
-        found = found || object_has_device_code(members[i].data, members[i].size);
+        char *origin = format("%s(%s)", path, members[i].name);
+        found = object_has_device_code(origin, members[i].data, members[i].size) || found;
+        free(origin);
         free(members[i].name);
       }
       free(members);
     } else {
+      // Thin archives hold host code only here (ours are never thin); others are damaged.
+      if (file.size < 8 || memcmp(file.data, "!<thin>\n", 8)) error(path, "%s", why);
       free(why);
     }
   } else {
-    found = object_has_device_code(file.data, file.size);
+    found = object_has_device_code(path, file.data, file.size);
   }
   free(file.data);
   return found;
@@ -214,6 +224,10 @@ static char *find_static_library(const StringList *dirs, const char *name, bool 
   return NULL;
 }
 
+// A host bitcode input, rewritten (rewrite_host_bitcode) -> the file holding the device code
+// it embeds; the device link reads that file in its place.
+static StrMap host_bitcode_device_code;
+
 static void collect_device_inputs(const StringList *args, StringList *device_inputs) {
   StringList dirs = {0}, candidates = {0};
   for (size_t i = 0; i < args->count; i++) // -L applies to every -l, wherever it stands
@@ -238,8 +252,11 @@ static void collect_device_inputs(const StringList *args, StringList *device_inp
     }
   }
   for (size_t i = 0; i < candidates.count; i++) {
-    if (file_has_device_code(candidates.items[i]) &&
-        !strlist_contains(device_inputs, candidates.items[i]))
+    const char *embedded = strmap_get(&host_bitcode_device_code, candidates.items[i]);
+    if (embedded)
+      strlist_push(device_inputs, xstrdup(embedded));
+    else if (file_has_device_code(candidates.items[i]) &&
+             !strlist_contains(device_inputs, candidates.items[i]))
       strlist_push(device_inputs, xstrdup(candidates.items[i]));
     else
       note("%s: no device code", candidates.items[i]);
@@ -247,6 +264,74 @@ static void collect_device_inputs(const StringList *args, StringList *device_inp
   }
   free(candidates.items);
   strlist_free(&dirs);
+}
+
+//
+// Host bitcode (host -flto): registration of uniquely identifiable objects (seed 004)
+//
+
+// Whether PATH starts with a bitcode magic number (read no further: inputs can be large).
+static bool file_is_bitcode(const char *path) {
+  uint8_t magic[4];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool yes = read(fd, magic, sizeof magic) == sizeof magic && is_llvm_bitcode(magic, sizeof magic);
+  close(fd);
+  return yes;
+}
+
+// Replaces every bitcode input of the host link with a copy that registers its uniquely
+// identifiable variables before its other constructors (register_host.c), and writes the
+// device code the module embeds (.llvm.offloading) beside it for the device link. The copies
+// are named PREFIX "host<N>-<input>.bc" and ".offload", and added to TEMPS (to remove after).
+// 0, or -1 after error().
+static int rewrite_host_bitcode(WrapperOptions *o, const char *prefix, StringList *temps) {
+  int rc = 0, n = 0;
+  for (size_t i = 0; i < o->linker_args.count && !rc; i++) {
+    const char *a = o->linker_args.items[i];
+    if (a[0] == '-') {
+      i += takes_separate_value(a);
+      continue;
+    }
+    Buffer in = {0};
+    if (!file_is_bitcode(a) || read_file(a, &in)) continue;
+    const char *slash = strrchr(a, '/');
+    char *base = format("%shost%d-%s", prefix, n++, slash ? slash + 1 : a);
+    char *bitcode = format("%s.bc", base), *device = format("%s.offload", base);
+    if (o->print_commands)
+      fprintf(stderr, "\"%s\" register-host \"%s\" -o \"%s\"\n", TOOL_NAME, a, bitcode);
+    Buffer out = {0}, embedded = {0};
+    size_t registered = 0;
+    char *why = NULL;
+    int written = 0;
+    const char *failed = bitcode;
+    strlist_push(temps, xstrdup(bitcode)); // removed after the link, if written at all
+    strlist_push(temps, xstrdup(device));
+    if (register_host_bitcode(in.data, in.size, a, &out, &registered, &why) ||
+        host_bitcode_offloading(in.data, in.size, a, &embedded, &why)) {
+      error(a, "host registration step: %s", why);
+      free(why);
+      rc = -1;
+    } else if ((written = write_file_atomic(bitcode, out.data, out.size)) ||
+               (embedded.size &&
+                (written = write_file_atomic(failed = device, embedded.data, embedded.size)))) {
+      error(failed, "host registration step: cannot write it: %s", strerror(-written));
+      rc = -1;
+    } else {
+      note("%s: %zu uniquely identifiable variable(s) registered%s", a, registered,
+           embedded.size ? ", device code found" : "");
+      if (embedded.size) strmap_put(&host_bitcode_device_code, bitcode, xstrdup(device));
+      free(o->linker_args.items[i]);
+      o->linker_args.items[i] = xstrdup(bitcode);
+    }
+    free(in.data);
+    free(out.data);
+    free(embedded.data);
+    free(base);
+    free(bitcode);
+    free(device);
+  }
+  return rc;
 }
 
 //
@@ -416,41 +501,57 @@ int linker_wrapper_main(int argc, char **argv) {
     fatal(o.linker_path, "host link step: the --linker-path cannot be run: %s", strerror(errno));
   const char *output = o.output ? o.output : "a.out";
 
+  char *temp_dir = NULL, *temp_prefix, *device_binary, *wrapper_object;
+  if (o.save_temps) {
+    temp_prefix = format("%s.sycl.", output);
+  } else {
+    const char *tmp = getenv("TMPDIR");
+    temp_dir = format("%s/%s-wrapper-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
+    if (!mkdtemp(temp_dir)) fatal(temp_dir, "cannot create a directory: %s", strerror(errno));
+    remove_on_failure(temp_dir);
+    temp_prefix = format("%s/", temp_dir);
+  }
+  device_binary = format("%s%s", temp_prefix, o.save_temps ? "bin" : "device.bin");
+  wrapper_object = format("%swrapper.o", temp_prefix);
+
+  // Host bitcode (host -flto) registers its uniquely identifiable variables (seed 004) and
+  // may embed device code: rewritten first, so the steps below see the copies.
+  StringList host_temps = {0};
+  int rc = rewrite_host_bitcode(&o, temp_prefix, &host_temps);
+
   // Which inputs of the host link carry device code: objects, archives, -l archives.
   StringList device_inputs = {0};
-  collect_device_inputs(&o.linker_args, &device_inputs);
-
-  char *temp_dir = NULL, *device_binary = NULL, *wrapper_object = NULL;
-  if (device_inputs.count) {
-    if (o.save_temps) {
-      device_binary = format("%s.sycl.bin", output);
-      wrapper_object = format("%s.sycl.wrapper.o", output);
-    } else {
-      const char *tmp = getenv("TMPDIR");
-      temp_dir = format("%s/%s-wrapper-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
-      if (!mkdtemp(temp_dir)) fatal(temp_dir, "cannot create a directory: %s", strerror(errno));
-      device_binary = format("%s/device.bin", temp_dir);
-      wrapper_object = format("%s/wrapper.o", temp_dir);
-    }
+  if (!rc) collect_device_inputs(&o.linker_args, &device_inputs);
+  exit_on_errors(); // damaged inputs, before anything is written
+  if (!device_inputs.count) {
+    free(wrapper_object);
+    wrapper_object = NULL;
   }
   char *partial_output = format("%s.sycl-thinlto.%d.tmp", output, (int)getpid());
   remove_on_failure(partial_output);
 
-  int rc = 0;
-  if (device_inputs.count) {
+  if (!rc && device_inputs.count) {
     rc = link_device_code(&o, &device_inputs, device_binary);
     if (!rc) rc = wrap_device_code(&o, device_binary, wrapper_object);
-  } else {
+  } else if (!rc) {
     note("no device code in the inputs: host link only");
   }
   if (!rc) rc = link_host(&o, wrapper_object, output, partial_output);
 
   if (temp_dir) {
     unlink(device_binary);
-    unlink(wrapper_object);
+    if (wrapper_object) unlink(wrapper_object);
+    for (size_t i = 0; i < host_temps.count; i++)
+      unlink(host_temps.items[i]);
     rmdir(temp_dir);
+    keep_on_success(temp_dir);
   }
+  strlist_free(&host_temps);
+  strlist_free(&device_inputs);
+  strlist_free(&o.device_link_args);
+  strlist_free(&o.linker_args);
   free(temp_dir);
+  free(temp_prefix);
   free(device_binary);
   free(wrapper_object);
   free(partial_output);

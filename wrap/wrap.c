@@ -335,7 +335,7 @@ int read_images_to_wrap(const StringList *files, OffloadEntry **images, Property
     const char *path = files->items[f];
     int rc = read_file(path, &(*bytes)[f]);
     if (rc) {
-      error(path, "cannot read: %s", strerror(-rc));
+      error(path, "cannot read: %s", read_error_text(rc));
       return -1;
     }
     OffloadEntry *entries;
@@ -404,6 +404,10 @@ int wrap_main(int argc, char **argv) {
   }
   if (!output) fatal(NULL, "no output file; use -o <file>");
   if (!inputs.count) fatal(NULL, "no input files");
+  for (size_t i = 0; i < inputs.count; i++)
+    if (same_file(inputs.items[i], output))
+      fatal(inputs.items[i], "is also the output file (-o %s); wrapping would overwrite it",
+            output);
   OffloadEntry *images;
   PropertySets *properties;
   Buffer *bytes;
@@ -421,5 +425,6 @@ int wrap_main(int argc, char **argv) {
   free(bytes);
   free(images);
   free(properties);
+  strlist_free(&inputs);
   return 0;
 }

@@ -154,7 +154,7 @@ LLVMBool LLVMGetBitcodeModuleInContext2(LLVMContextRef ctx, LLVMMemoryBufferRef 
 
 // True if the input is accepted; the images are in SET.
 static bool classify(const uint8_t *data, size_t size) {
-  set = (InputSet){0};
+  set = (InputSet){.for_link = true}; // as a link reads its inputs (lto/driver.c)
   if (setjmp(refused)) return false;
   read_input_bytes(&set, "input", data, size, false);
   return true;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "device_global_access.h"
 #include "sycl_image_layout.h"
 
 static const char runtime_name[] = "sycl-test-runtime";
@@ -136,6 +137,75 @@ void __sycl_unregister_lib(struct sycl_bin_desc *desc) {
   pthread_mutex_unlock(&runtime_lock);
 }
 
+//
+// Host objects (seed 004): address -> unique ID and kind, from the host registration pass
+//
+
+typedef struct {
+  const void *address;
+  char *id, *kind;
+} HostObject;
+
+static HostObject *host_objects;
+static size_t host_object_count, host_object_cap;
+
+static HostObject *find_host_object(const void *address) {
+  for (size_t i = 0; i < host_object_count; i++)
+    if (host_objects[i].address == address) return &host_objects[i];
+  return NULL;
+}
+
+// Runs from constructors, before main. The same address again (a linkonce variable defined
+// in several modules registers once per module) keeps the last ID and kind.
+void __register_uniquely_identifiable_object(void *address, const char *unique_id,
+                                             const char *kind) {
+  pthread_mutex_lock(&runtime_lock);
+  HostObject *o = find_host_object(address);
+  if (!o) {
+    if (host_object_count == host_object_cap) {
+      host_object_cap = host_object_cap ? host_object_cap * 2 : 16;
+      host_objects = xrealloc(host_objects, host_object_cap * sizeof *host_objects);
+    }
+    o = &host_objects[host_object_count++];
+    *o = (HostObject){.address = address};
+  }
+  free(o->id);
+  free(o->kind);
+  o->id = xstrdup(unique_id ? unique_id : "");
+  o->kind = xstrdup(kind ? kind : "");
+  if (runtime_verbose())
+    fprintf(stderr, "%s: host object %p: %s (%s)\n", runtime_name, address, o->id, o->kind);
+  pthread_mutex_unlock(&runtime_lock);
+}
+
+static uint32_t read_u32_le(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+// The image lookup happens now, not at registration: the host modules' constructors may run
+// before or after the wrapper objects' (__sycl_register_lib).
+int sycl_test_lookup_host_object(const void *address, const char **unique_id, const char **kind,
+                                 size_t *size, uint32_t *flags) {
+  pthread_mutex_lock(&runtime_lock);
+  const HostObject *o = find_host_object(address);
+  int rc = o ? 1 : -1;
+  size_t value_size = 0;
+  uint32_t value_flags = 0;
+  for (size_t i = 0; o && rc == 1 && i < registry_count; i++) {
+    const Property *p = propsets_find(&registry[i].properties, "SYCL/device globals", o->id);
+    if (!p || p->type != PROP_BYTES || p->bytes.size < 8) continue;
+    value_size = read_u32_le(p->bytes.data);
+    value_flags = read_u32_le(p->bytes.data + 4);
+    rc = 0;
+  }
+  if (unique_id) *unique_id = o ? o->id : NULL;
+  if (kind) *kind = o ? o->kind : NULL;
+  if (size) *size = value_size;
+  if (flags) *flags = value_flags;
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}
+
 int sycl_test_registered_images(void) {
   return (int)registry_count;
 }
@@ -211,6 +281,14 @@ static bool open_device(void) {
   return true;
 }
 
+static void remember_svm(void *p) {
+  if (svm_count == svm_cap) {
+    svm_cap = svm_cap ? svm_cap * 2 : 16;
+    svm_pointers = xrealloc(svm_pointers, svm_cap * sizeof *svm_pointers);
+  }
+  svm_pointers[svm_count++] = p;
+}
+
 void *sycl_test_malloc(size_t size) {
   pthread_mutex_lock(&runtime_lock);
   void *p = NULL;
@@ -220,13 +298,7 @@ void *sycl_test_malloc(size_t size) {
     p = clSVMAlloc(ocl.context, flags, size ? size : 1, 0);
     if (!p) runtime_error("clSVMAlloc of %zu bytes failed", size);
   }
-  if (p) {
-    if (svm_count == svm_cap) {
-      svm_cap = svm_cap ? svm_cap * 2 : 16;
-      svm_pointers = xrealloc(svm_pointers, svm_cap * sizeof *svm_pointers);
-    }
-    svm_pointers[svm_count++] = p;
-  }
+  if (p) remember_svm(p);
   pthread_mutex_unlock(&runtime_lock);
   return p;
 }
@@ -311,6 +383,68 @@ static void remove_work_directory(const char *dir, char **inputs, size_t count) 
 
 // Several images are linked at SPIR-V level first (spirv-link); the result is read back
 // into LLVM 15 bitcode (llvm-spirv-15 -r), which pocl builds as SPIR 1.2.
+// Device global ID -> DeviceGlobalMemory*: the one block of SVM that is the device global in
+// every program (device_global_access.c says why), allocated when first needed, zeroed.
+typedef struct {
+  void *data;
+  size_t size;
+} DeviceGlobalMemory;
+static StrMap device_global_memory;
+
+static DeviceGlobalMemory *device_global_block(const char *id, size_t size) {
+  DeviceGlobalMemory *m = strmap_get(&device_global_memory, id);
+  if (m) return m;
+  cl_svm_mem_flags flags = CL_MEM_READ_WRITE | (ocl.fine_grain ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
+  void *data = clSVMAlloc(ocl.context, flags, size, 0);
+  static const uint8_t zero = 0;
+  if (!data || clEnqueueSVMMemFill(ocl.queue, data, &zero, 1, size, 0, NULL, NULL) ||
+      clFinish(ocl.queue)) {
+    runtime_error("device global %s: cannot allocate its %zu bytes", id, size);
+    return NULL;
+  }
+  remember_svm(data); // every kernel may use it
+  m = xcalloc(1, sizeof *m);
+  *m = (DeviceGlobalMemory){data, size};
+  strmap_put(&device_global_memory, id, m);
+  return m;
+}
+
+// The HostAccessINTEL decorations come out of IMAGE's SPIR-V (no tool after us knows
+// SPV_INTEL_global_variable_host_access); each device global the image describes in
+// SYCL/device globals becomes its block of SVM.
+static int bind_image_device_globals(Buffer *spirv, const RegisteredImage *image, char **errmsg) {
+  HostAccessVariable *vars = NULL;
+  size_t num_vars = 0;
+  if (spirv_strip_host_access(spirv, &vars, &num_vars, errmsg)) return -1;
+  DeviceGlobalBinding *bindings = xcalloc(num_vars ? num_vars : 1, sizeof *bindings);
+  size_t count = 0;
+  int rc = 0;
+  for (size_t k = 0; k < num_vars && !rc; k++) {
+    const Property *p = propsets_find(&image->properties, "SYCL/device globals", vars[k].name);
+    if (!p || p->type != PROP_BYTES || p->bytes.size < 4) continue;
+    // At least 8 bytes: the variable's storage, which the property does not give, is taken
+    // to be its value.
+    size_t size = read_u32_le(p->bytes.data);
+    DeviceGlobalMemory *m = device_global_block(vars[k].name, size < 8 ? 8 : size);
+    if (!m) {
+      *errmsg = format("device global %s: no memory for it", vars[k].name);
+      rc = -1;
+    } else {
+      bindings[count++] = (DeviceGlobalBinding){.variable = vars[k].variable, .address = m->data};
+    }
+  }
+  if (!rc) rc = bind_device_globals(spirv, bindings, count, errmsg);
+  for (size_t k = 0; k < count && !rc && runtime_verbose(); k++)
+    if (!bindings[k].bound)
+      fprintf(stderr, "%s: a device global of %s has an initializer: not bound\n", runtime_name,
+              image->name);
+  for (size_t k = 0; k < num_vars; k++)
+    free(vars[k].name);
+  free(vars);
+  free(bindings);
+  return rc;
+}
+
 static cl_program build_image_set(RegisteredImage **images, size_t count, char **errmsg) {
   char dir[] = "/tmp/sycl-test-runtime-XXXXXX";
   if (!mkdtemp(dir)) {
@@ -324,7 +458,8 @@ static cl_program build_image_set(RegisteredImage **images, size_t count, char *
     const struct sycl_device_image *img = images[i]->image;
     Buffer spirv = {0};
     buffer_append(&spirv, img->start, (size_t)(img->end - img->start));
-    if (legacy_spirv_prepare(&spirv, errmsg) ||
+    if (bind_image_device_globals(&spirv, images[i], errmsg) ||
+        legacy_spirv_prepare(&spirv, errmsg) ||
         pocl_call_function_pointer_targets(&spirv, errmsg)) {
       free(spirv.data);
       goto done;
@@ -428,6 +563,66 @@ static char *describe_image_set(const size_t *chosen, size_t count) {
   return (char *)b.data;
 }
 
+//
+// Device globals: copies between the host and their memory
+//
+
+// The device global of the host variable at ADDRESS, checked for [OFFSET, OFFSET + SIZE).
+static const char *device_global_of(const void *address, size_t size, size_t offset,
+                                    size_t *value_size) {
+  const HostObject *o = find_host_object(address);
+  if (!o) {
+    runtime_error("%p is not a registered host variable", address);
+    return NULL;
+  }
+  *value_size = 0;
+  for (size_t i = 0; i < registry_count && !*value_size; i++) {
+    const Property *p = propsets_find(&registry[i].properties, "SYCL/device globals", o->id);
+    if (p && p->type == PROP_BYTES && p->bytes.size >= 4) *value_size = read_u32_le(p->bytes.data);
+  }
+  if (!*value_size) {
+    runtime_error("device global %s: no registered image defines it", o->id);
+    return NULL;
+  }
+  if (offset > *value_size || size > *value_size - offset) {
+    runtime_error("device global %s: bytes [%zu, %zu) are outside its %zu bytes", o->id, offset,
+                  offset + size, *value_size);
+    return NULL;
+  }
+  return o->id;
+}
+
+// Copies between HOST and the device global's memory, whatever programs exist yet.
+static int copy_device_global(const void *address, void *host, size_t size, size_t offset,
+                              bool to_device) {
+  pthread_mutex_lock(&runtime_lock);
+  int rc = -1;
+  size_t value_size;
+  const char *id = device_global_of(address, size, offset, &value_size);
+  DeviceGlobalMemory *m =
+      id && open_device() ? device_global_block(id, value_size < 8 ? 8 : value_size) : NULL;
+  if (m) {
+    uint8_t *device = (uint8_t *)m->data + offset;
+    cl_int err = clEnqueueSVMMemcpy(ocl.queue, CL_TRUE, to_device ? device : host,
+                                    to_device ? host : device, size, 0, NULL, NULL);
+    if (err)
+      runtime_error("device global %s: clEnqueueSVMMemcpy failed (%d)", id, err);
+    else
+      rc = 0;
+  }
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}
+
+int sycl_test_copy_to_device_global(const void *address, const void *src, size_t size,
+                                    size_t offset) {
+  return copy_device_global(address, (void *)src, size, offset, true);
+}
+
+int sycl_test_copy_from_device_global(const void *address, void *dst, size_t size, size_t offset) {
+  return copy_device_global(address, dst, size, offset, false);
+}
+
 // The program holding KERNEL's image set: from the caches, or resolved and built now.
 static CachedProgram *program_for_kernel(const char *kernel) {
   const char *aspects = current_aspects();
@@ -498,6 +693,30 @@ const char *sycl_test_image_set(const char *kernel) {
   }
   pthread_mutex_unlock(&runtime_lock);
   return cached ? cached->images : NULL;
+}
+
+int sycl_test_build_kernel(const char *kernel) {
+  pthread_mutex_lock(&runtime_lock);
+  int rc = -1;
+  if (open_device()) {
+    CachedProgram *cached = program_for_kernel(kernel);
+    cl_int err;
+    cl_kernel k = cached ? clCreateKernel(cached->program, kernel, &err) : NULL;
+    if (cached && err)
+      runtime_error("kernel %s: clCreateKernel failed (%d)", kernel, err);
+    else if (k)
+      rc = 0;
+    if (k) clReleaseKernel(k);
+  }
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}
+
+int sycl_test_open_device(void) {
+  pthread_mutex_lock(&runtime_lock);
+  int rc = open_device() ? 0 : -1;
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
 }
 
 int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t size) {

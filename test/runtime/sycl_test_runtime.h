@@ -4,6 +4,7 @@
 #define SYCL_TEST_RUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +16,36 @@ struct sycl_bin_desc;
 void __sycl_register_lib(struct sycl_bin_desc *desc);
 void __sycl_unregister_lib(struct sycl_bin_desc *desc);
 
+// Called by the constructor the host registration pass (sycl-thinlto register-host, seed 004)
+// adds to every host module, before the module's other constructors: ADDRESS is a host
+// variable, UNIQUE_ID the ID the device compiler keys its properties by, KIND "device_global"
+// or "specialization_id". The strings stay valid as long as the module is loaded.
+void __register_uniquely_identifiable_object(void *address, const char *unique_id,
+                                             const char *kind);
+
+// Flags of a device global (intel's DeviceGlobalProperty, bit 0 of its second word).
+#define SYCL_TEST_DEVICE_IMAGE_SCOPE 1u
+// What the runtime knows of the host variable at ADDRESS: its unique ID and kind (any of the
+// out-pointers may be NULL), and from the "SYCL/device globals" property set of the first
+// registered image that describes that ID, the size of the value and its flags. 0: found with
+// device-global properties; 1: registered, but no registered image describes it (*size and
+// *flags are 0: a specialization_id, or the images are not registered yet); -1: ADDRESS was
+// never registered.
+int sycl_test_lookup_host_object(const void *address, const char **unique_id, const char **kind,
+                                 size_t *size, uint32_t *flags);
+
+// Copies between the host and the device global of the host variable at ADDRESS (its value:
+// the size its SYCL/device globals property gives; [OFFSET, OFFSET + SIZE) must lie in it).
+// pocl has no clEnqueueWriteGlobalVariable: the runtime adds to every image two kernels per
+// device global (found by its HostAccessINTEL ID) that copy it to and from a buffer. Each
+// program holding the variable has its own copy: a write goes to every program built so far
+// and to those built later; a read comes from the one that ran a kernel last (or is the value
+// written last). The variable's storage is taken as the value itself (device_image_scope's
+// layout; DPC++ keeps other device globals behind a USM pointer). 0, or -1 after printing why.
+int sycl_test_copy_to_device_global(const void *address, const void *src, size_t size,
+                                    size_t offset);
+int sycl_test_copy_from_device_global(const void *address, void *dst, size_t size, size_t offset);
+
 // Memory both the host and the kernels use (OpenCL shared virtual memory).
 void *sycl_test_malloc(size_t size);
 void sycl_test_free(void *p);
@@ -22,6 +53,14 @@ void sycl_test_free(void *p);
 // Runs the kernel named KERNEL (its mangled name, "_ZTS...") on N work-items, passing
 // CAPTURES (SIZE bytes: the lambda) as its one argument. 0, or -1 after printing why.
 int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t size);
+
+// Opens the OpenCL device now (it is otherwise opened by the first call that needs it).
+// 0, or -1 after printing why.
+int sycl_test_open_device(void);
+// Resolves and builds the image set KERNEL needs, as its first launch would, and creates
+// the kernel, without running it (the benchmark's time to the first kernel). 0, or -1
+// after printing why.
+int sycl_test_build_kernel(const char *kernel);
 
 // The device aspects the resolver is told about ("fp64,fp16"); NULL restores the
 // default, which is the environment's SYCL_TEST_DEVICE_ASPECTS or what the device reports.

@@ -161,6 +161,7 @@ static void test_prop_text(void) {
                        "[S]\nx=1|4294967296\n",
                        "[S]\nx=2|A\n",
                        "[S]\nx=2|ABAAAAAAAAA\n",
+                       "[S]\nx=2|//////////P\n", // a bit count of 2^64 - 1 and no bytes
                        "[S\n"};
   bool all_rejected = true;
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

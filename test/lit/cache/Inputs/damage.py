@@ -26,15 +26,18 @@ def rewrite(path, data):
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-for kind, paths in entries().items():
-    contents = [open(p, "rb").read() for p in paths]
+# Every entry's bytes as they were before any is damaged.
+kinds = entries()
+original = {kind: [open(p, "rb").read() for p in paths] for kind, paths in kinds.items()}
+for kind, paths in kinds.items():
+    contents = original[kind]
     for i, path in enumerate(paths):
         data = contents[i]
         if mode == "rotate":  # another key's intact entry of the same kind
             rewrite(path, contents[(i + 1) % len(paths)] if len(paths) > 1 else b"")
-        elif mode == "foreign-kind":  # an intact entry of another kind, same key
-            other = [k for k in entries() if k not in (kind, "llvmcache")][0]
-            rewrite(path, open(entries()[other][0], "rb").read())
+        elif mode == "foreign-kind":  # an intact entry of another kind
+            other = [k for k in kinds if k not in (kind, "llvmcache")][0]
+            rewrite(path, original[other][i % len(original[other])])
         elif mode == "flip":  # one byte changed in the middle
             b = bytearray(data)
             b[len(b) // 2] ^= 0x55

@@ -1,0 +1,491 @@
+// `sycl-post-link` (also `sycl-thinlto post-link`): intel's sycl-post-link command line and
+// files (OUT.table, OUT_N.bc/.ll, OUT_N.prop, OUT_N.sym) over split_module and
+// compute_properties. It groups nothing and computes no property itself; it emits no SPIR-V.
+#include "sycl_thinlto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Comdat.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+enum { CC_SPIR_KERNEL = 76 };
+
+static const char post_link_usage[] =
+    "USAGE: sycl-post-link [options] <input bitcode or IR file, or - for stdin>\n"
+    "\n"
+    "intel's sycl-post-link command line over sycl-thinlto's split and properties: the input\n"
+    "module is split into modules OUT_0, OUT_1, ... (numbered as sycl-post-link numbers them),\n"
+    "listed in the file table OUT.table as [Code|Properties|Symbols].\n"
+    "\n"
+    "OPTIONS:\n"
+    "  -o <file>                            the file table (default: <input stem>.files), or\n"
+    "                                       the one module with -ir-output-only\n"
+    "  -split=kernel|source|auto|none       how entry points are grouped (default: auto, which\n"
+    "                                       is per source)\n"
+    "  -symbols                             write OUT_N.sym: the entry points, one a line\n"
+    "  -properties                          write OUT_N.prop: the SYCL property sets\n"
+    "  -S                                   modules as LLVM assembly (OUT_N.ll)\n"
+    "  -ir-output-only                      write the single module to -o, no table\n"
+    "  -emit-only-kernels-as-entry-points   SYCL_EXTERNAL functions are not entry points\n"
+    "  -emit-exported-symbols               SYCL/exported symbols in the properties\n"
+    "  -emit-imported-symbols               SYCL/imported symbols (with image dependencies)\n"
+    "  -allow-device-image-dependencies     images may import SYCL_EXTERNAL functions from\n"
+    "                                       each other (also: -support-dynamic-linking)\n"
+    "  -device-globals                      SYCL/device globals in the properties\n"
+    "  -O0, -O1, -O2, -O3, -Os, -Oz         accepted (they steer only ESIMD in sycl-post-link)\n"
+    "  --help\n"
+    "\n"
+    "Options start with - or --. Any other option is an error; -split-esimd is refused (no\n"
+    "ESIMD support).\n";
+
+typedef struct {
+  const char *input, *output;
+  SplitMode mode;
+  bool symbols, properties, assembly, ir_output_only;
+  bool only_kernels, emit_exported, emit_imported, allow_dependencies, device_globals;
+  char *prefix; // dir/stem of the output: modules are PREFIX_N.ext
+} PostLink;
+
+// The boolean switches, by their name without dashes.
+static bool *switch_named(PostLink *p, const char *name) {
+  static const char *const names[] = {"symbols",
+                                      "properties",
+                                      "S",
+                                      "ir-output-only",
+                                      "emit-only-kernels-as-entry-points",
+                                      "emit-exported-symbols",
+                                      "emit-imported-symbols",
+                                      "allow-device-image-dependencies",
+                                      "support-dynamic-linking",
+                                      "device-globals"};
+  bool *flags[] = {&p->symbols,        &p->properties,         &p->assembly,
+                   &p->ir_output_only, &p->only_kernels,       &p->emit_exported,
+                   &p->emit_imported,  &p->allow_dependencies, &p->allow_dependencies,
+                   &p->device_globals};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strcmp(name, names[i])) return flags[i];
+  return NULL;
+}
+
+static void parse_post_link(int argc, char **argv, PostLink *p) {
+  *p = (PostLink){.mode = SPLIT_AUTO};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (a[0] != '-' || !strcmp(a, "-")) {
+      if (p->input) fatal(a, "only one input module is processed at a time");
+      p->input = a;
+      continue;
+    }
+    const char *name = a + (a[1] == '-' ? 2 : 1);
+    bool *flag = switch_named(p, name);
+    if (flag) {
+      *flag = true;
+    } else if (!strcmp(name, "help") || !strcmp(name, "h")) {
+      fputs(post_link_usage, stdout);
+      exit(0);
+    } else if (!strcmp(a, "-o")) {
+      if (++i >= argc) fatal(NULL, "option '-o' needs a value");
+      p->output = argv[i];
+    } else if (!strncmp(a, "-o=", 3)) {
+      p->output = a + 3;
+    } else if ((v = option_value(argc, argv, &i, a, "split"))) {
+      if (split_mode_parse(v, &p->mode))
+        fatal(NULL, "-split: expected kernel, source, auto or none, not '%s'", v);
+    } else if (!strcmp(name, "split-esimd") || !strcmp(name, "lower-esimd")) {
+      fatal(NULL, "option '%s' is not supported: ESIMD code is not handled by this tool", a);
+    } else if (name[0] == 'O' && name[1] && strchr("0123sz", name[1]) && !name[2]) {
+      // sycl-post-link's -O levels steer only its ESIMD passes.
+    } else {
+      fatal(NULL, "unsupported option '%s'", a);
+    }
+  }
+  if (!p->input) p->input = "-";
+  if (p->ir_output_only && (p->mode == SPLIT_KERNEL || p->mode == SPLIT_SOURCE))
+    fatal(NULL, "-split=%s can't be used with -ir-output-only", split_mode_name(p->mode));
+  if (p->ir_output_only && p->symbols) fatal(NULL, "-symbols can't be used with -ir-output-only");
+  if (p->ir_output_only && p->properties)
+    fatal(NULL, "-properties can't be used with -ir-output-only");
+  if (p->mode == SPLIT_NONE && !p->symbols && !p->properties && !p->emit_exported &&
+      !p->emit_imported && !p->device_globals && !p->ir_output_only)
+    fatal(NULL, "no actions specified; try --help for usage info");
+}
+
+// sys::path::stem: the file name without its last extension ("." and ".." stay).
+static char *path_stem(const char *path) {
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  const char *dot = strrchr(name, '.');
+  if (!dot || !strcmp(name, ".") || !strcmp(name, "..")) return xstrdup(name);
+  return xstrndup(name, (size_t)(dot - name));
+}
+
+// What the modules' names begin with: the output's directory and stem.
+static char *output_prefix(const char *output) {
+  const char *slash = strrchr(output, '/');
+  char *stem = path_stem(output);
+  char *prefix = slash ? format("%.*s/%s", (int)(slash - output), output, stem) : xstrdup(stem);
+  if (slash == output) {
+    free(prefix);
+    prefix = format("/%s", stem);
+  }
+  free(stem);
+  return prefix;
+}
+
+static void read_input(const char *path, Buffer *out) {
+  if (strcmp(path, "-")) {
+    int rc = read_file(path, out);
+    if (rc < 0) fatal(path, "%s", strerror(-rc));
+    return;
+  }
+  *out = (Buffer){0};
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(0, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fatal("<stdin>", "%s", strerror(errno));
+    if (n == 0) break;
+    buffer_append(out, chunk, (size_t)n);
+  }
+}
+
+// Bitcode or LLVM assembly, as sycl-post-link's parseIRFile reads either.
+static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buffer *in) {
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+      in->size ? (const char *)in->data : "", in->size, name);
+  LLVMModuleRef m;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &m, &msg)) { // takes the buffer over
+    char *why = xstrdup(msg ? msg : "unreadable module");
+    LLVMDisposeMessage(msg);
+    fatal(name, "%s", why);
+  }
+  return m;
+}
+
+//
+// Before the split, as sycl-post-link's pre-split pipeline: llvm.used (which names every
+// kernel, and would put each in every image) goes, and llvm.compiler.used keeps no
+// device_global (the SPIR-V translator would keep them alive); a device_global nothing else
+// uses is deleted.
+//
+
+static bool is_device_global(LLVMValueRef gv) {
+  const char *v;
+  size_t len;
+  return LLVMIsAGlobalVariable(gv) &&
+         bridge_global_attribute(gv, "sycl-device-global-size", &v, &len);
+}
+
+static LLVMValueRef strip_casts(LLVMValueRef v) {
+  while (v && LLVMIsAConstantExpr(v) &&
+         (LLVMGetConstOpcode(v) == LLVMBitCast || LLVMGetConstOpcode(v) == LLVMAddrSpaceCast))
+    v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+// Whether V has a user other than constants nothing uses (such as the elements of a
+// deleted llvm.compiler.used): intel's Constant::isConstantUsed.
+static bool is_constant_used(LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAConstant(user) || LLVMIsAGlobalValue(user) || is_constant_used(user)) return true;
+  }
+  return false;
+}
+
+static void presplit_cleanup(LLVMModuleRef m) {
+  LLVMValueRef used = LLVMGetNamedGlobal(m, "llvm.used");
+  if (used) LLVMDeleteGlobal(used);
+  LLVMValueRef compiler_used = LLVMGetNamedGlobal(m, "llvm.compiler.used");
+  LLVMValueRef init = compiler_used ? LLVMGetInitializer(compiler_used) : NULL;
+  if (!init || !LLVMIsAConstantArray(init)) return;
+  int n = LLVMGetNumOperands(init);
+  LLVMValueRef *keep = xcalloc((size_t)n + 1, sizeof(LLVMValueRef));
+  LLVMValueRef *dropped = xcalloc((size_t)n + 1, sizeof(LLVMValueRef));
+  size_t kept = 0, num_dropped = 0;
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef op = LLVMGetOperand(init, i);
+    if (!is_device_global(strip_casts(op)))
+      keep[kept++] = op;
+    else
+      dropped[num_dropped++] = strip_casts(op);
+  }
+  if (kept < (size_t)n) {
+    LLVMTypeRef element = LLVMGetElementType(LLVMGlobalGetValueType(compiler_used));
+    LLVMDeleteGlobal(compiler_used);
+    if (kept) {
+      LLVMValueRef array = LLVMConstArray2(element, keep, kept);
+      LLVMValueRef gv = LLVMAddGlobal(m, LLVMTypeOf(array), "llvm.compiler.used");
+      LLVMSetInitializer(gv, array);
+      LLVMSetLinkage(gv, LLVMAppendingLinkage);
+      LLVMSetSection(gv, "llvm.metadata");
+    }
+  }
+  // A device_global only llvm.compiler.used kept alive goes too (it would be in every module).
+  for (size_t i = 0; i < num_dropped; i++) {
+    LLVMValueRef dg = dropped[i];
+    bool seen = false;
+    for (size_t k = 0; k < i; k++)
+      seen |= dropped[k] == dg;
+    if (seen || is_constant_used(dg)) continue;
+    LLVMReplaceAllUsesWith(dg, LLVMGetPoison(LLVMTypeOf(dg))); // the dead constants' uses
+    LLVMDeleteGlobal(dg);
+  }
+  free(dropped);
+  free(keep);
+}
+
+//
+// After the split, each module as sycl-post-link's ModuleDesc::cleanup leaves it.
+//
+
+static bool has_attribute(LLVMValueRef f, const char *name) {
+  return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, name, strlen(name));
+}
+
+// What intel's Internalize keeps visible. With image dependencies: kernels and what another
+// image could import (a SYCL_EXTERNAL definition, not a builtin, not "__" by intel's rule).
+// Without: the image's entry points, and virtual and "referenced-indirectly" functions.
+static bool must_preserve(LLVMValueRef f, const StrMap *entries, bool allow_dependencies) {
+  const char *name = LLVMGetValueName2(f, &(size_t){0});
+  if (allow_dependencies)
+    return LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL ||
+           (has_attribute(f, "sycl-module-id") && !LLVMGetIntrinsicID(f) &&
+            !is_builtin_name(name) && !is_implementation_name(name));
+  return strmap_get(entries, name) || has_attribute(f, "indirectly-callable") ||
+         has_attribute(f, "referenced-indirectly");
+}
+
+static int cleanup_module(LLVMModuleRef m, const SplitImage *image, bool allow_dependencies,
+                          char **errmsg) {
+  StrMap entries = {0};
+  bool defines_set = false; // a virtual-functions image keeps the set's bodies
+  for (size_t i = 0; i < image->entries.count; i++) {
+    strmap_put(&entries, image->entries.items[i], (void *)1);
+    LLVMValueRef f = LLVMGetNamedFunction(m, image->entries.items[i]);
+    defines_set |= f && has_attribute(f, "indirectly-callable");
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!has_attribute(f, "indirectly-callable")) continue;
+    if (!defines_set && !LLVMIsDeclaration(f)) {
+      bridge_make_declaration(f);
+      LLVMSetComdat(f, NULL);
+    } else if (defines_set) {
+      LLVMSetLinkage(f, LLVMExternalLinkage);
+    }
+  }
+  // As LLVM's InternalizePass, which leaves an available_externally body (a declaration with
+  // a body) as it is.
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (is_internalizable(f) && LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage &&
+        !must_preserve(f, &entries, allow_dependencies))
+      make_internal(f);
+  strmap_free(&entries);
+  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err =
+      LLVMRunPasses(m, "globaldce,strip-dead-debug-info,strip-dead-prototypes", NULL, options);
+  LLVMDisposePassBuilderOptions(options);
+  if (err) {
+    char *why = LLVMGetErrorMessage(err);
+    *errmsg = format("cannot clean the module up: %s", why);
+    LLVMDisposeErrorMessage(why);
+    return -1;
+  }
+  return 0;
+}
+
+//
+// The output files
+//
+
+typedef struct {
+  PostLink *p;
+  SplitMode mode;   // the split actually done
+  size_t count;     // modules written
+  Buffer table;     // the rows
+  StringList files; // everything written, kept only if all goes well
+} Outputs;
+
+// "-" is standard output, as for sycl-post-link (LLVM's raw_fd_ostream).
+static int write_stdout(const void *data, size_t size) {
+  if (fwrite(data, 1, size, stdout) != size || fflush(stdout)) return -(errno ? errno : EIO);
+  return 0;
+}
+
+static int write_output(Outputs *o, const char *path, const void *data, size_t size,
+                        char **errmsg) {
+  if (!strcmp(path, "-")) {
+    int rc = write_stdout(data, size);
+    if (rc < 0) *errmsg = format("<stdout>: cannot write: %s", strerror(-rc));
+    return rc;
+  }
+  remove_on_failure(path);
+  strlist_push(&o->files, xstrdup(path));
+  int rc = write_file_atomic(path, data, size);
+  if (rc < 0) {
+    *errmsg = format("%s: cannot write: %s", path, strerror(-rc));
+    return -1;
+  }
+  return 0;
+}
+
+static int write_module(Outputs *o, LLVMModuleRef m, const char *path, char **errmsg) {
+  if (o->p->assembly) {
+    char *text = LLVMPrintModuleToString(m);
+    int rc = write_output(o, path, text, strlen(text), errmsg);
+    LLVMDisposeMessage(text);
+    return rc;
+  }
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
+  int rc = write_output(o, path, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), errmsg);
+  LLVMDisposeMemoryBuffer(bc);
+  return rc;
+}
+
+// optLevel, as intel: the "sycl-optlevel" of the first entry point that has one.
+static int entry_opt_level(LLVMModuleRef m, const StringList *entries) {
+  for (size_t i = 0; i < entries->count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, entries->items[i]);
+    LLVMAttributeRef a =
+        f ? LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "sycl-optlevel", 13)
+          : NULL;
+    if (!a) continue;
+    unsigned len;
+    const char *v = LLVMGetStringAttributeValue(a, &len);
+    char *text = xstrndup(v, len), *end;
+    long level = strtol(text, &end, 10);
+    bool ok = len && !*end;
+    free(text);
+    if (ok) return (int)level;
+  }
+  return -1;
+}
+
+static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image) {
+  PostLink *p = o->p;
+  PropertyInputs in = {.kernels = &image->kernels,
+                       .exported = &image->exported,
+                       .allow_dependencies = p->allow_dependencies,
+                       .dummy_image = image->dummy,
+                       .opt_level = entry_opt_level(m, &image->entries),
+                       .post_link = true,
+                       .emit_exported = p->emit_exported,
+                       .emit_imported = p->emit_imported,
+                       .emit_device_globals = p->device_globals,
+                       .entry_points = &image->entries};
+  PropertySets sets;
+  compute_properties(m, &in, &sets);
+  // Without a split the image may hold kernels of several sizes: intel promises none.
+  if (o->mode == SPLIT_NONE)
+    propsets_remove(&sets, "SYCL/device requirements", "reqd_work_group_size_uint64_t");
+  propsets_order_as_intel(&sets);
+  char *text = propsets_to_prop(&sets);
+  propsets_free(&sets);
+  return text;
+}
+
+// SplitEmit: called by split_module for each module in sycl-post-link's order.
+static int emit_module(void *arg, LLVMModuleRef m, const SplitImage *image, char **errmsg) {
+  Outputs *o = arg;
+  PostLink *p = o->p;
+  if (cleanup_module(m, image, p->allow_dependencies, errmsg)) return -1;
+  if (p->ir_output_only) {
+    if (o->count++) {
+      *errmsg = xstrdup("some modules had to be split, '-ir-output-only' can't be used");
+      return -1;
+    }
+    return write_module(o, m, p->output, errmsg);
+  }
+  size_t n = o->count++;
+  char *code = format("%s_%zu.%s", p->prefix, n, p->assembly ? "ll" : "bc");
+  char *prop = p->properties ? format("%s_%zu.prop", p->prefix, n) : NULL;
+  char *sym = p->symbols ? format("%s_%zu.sym", p->prefix, n) : NULL;
+  int rc = write_module(o, m, code, errmsg);
+  if (rc == 0 && prop) {
+    char *text = properties_text(o, m, image);
+    rc = write_output(o, prop, text, strlen(text), errmsg);
+    free(text);
+  }
+  if (rc == 0 && sym) {
+    Buffer b = {0};
+    for (size_t i = 0; i < image->entries.count; i++) {
+      buffer_append(&b, image->entries.items[i], strlen(image->entries.items[i]));
+      buffer_append(&b, "\n", 1);
+    }
+    rc = write_output(o, sym, b.data ? (const char *)b.data : "", b.size, errmsg);
+    free(b.data);
+  }
+  char *row = format("%s%s%s%s%s\n", code, prop ? "|" : "", prop ? prop : "", sym ? "|" : "",
+                     sym ? sym : "");
+  buffer_append(&o->table, row, strlen(row));
+  free(row);
+  free(code);
+  free(prop);
+  free(sym);
+  return rc;
+}
+
+int post_link_main(int argc, char **argv) {
+  PostLink p;
+  parse_post_link(argc, argv, &p);
+  // sycl-post-link's default output: the input's stem with .files (.out for one module).
+  char *default_output = NULL;
+  if (!p.output) {
+    char *stem = path_stem(p.input);
+    p.output = default_output = format("%s%s", stem, p.ir_output_only ? ".out" : ".files");
+    free(stem);
+  }
+  p.prefix = output_prefix(p.output);
+  const char *name = strcmp(p.input, "-") ? p.input : "<stdin>";
+
+  Buffer input;
+  read_input(p.input, &input);
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef m = parse_input(ctx, name, &input);
+  free(input.data);
+  presplit_cleanup(m);
+
+  // sycl-post-link's auto is per source, or no split where one module must come out.
+  SplitMode mode = p.mode;
+  if (mode == SPLIT_AUTO) mode = p.ir_output_only ? SPLIT_NONE : SPLIT_SOURCE;
+  Outputs out = {.p = &p, .mode = mode};
+  const char *header = p.properties
+                           ? (p.symbols ? "[Code|Properties|Symbols]\n" : "[Code|Properties]\n")
+                           : (p.symbols ? "[Code|Symbols]\n" : "[Code]\n");
+  buffer_append(&out.table, header, strlen(header));
+  SplitOptions o = {.mode = mode,
+                    .allow_dependencies = p.allow_dependencies,
+                    .only_kernels = p.only_kernels,
+                    .post_link = true,
+                    .emit = emit_module,
+                    .emit_arg = &out};
+  SplitResult result;
+  char *why;
+  if (split_module(m, &o, &result, &why)) fatal(name, "%s", why); // consumes M
+  split_result_free(&result);
+  context_dispose(ctx);
+
+  if (!p.ir_output_only && !strcmp(p.output, "-")) {
+    int rc = write_stdout(out.table.data, out.table.size);
+    if (rc < 0) fatal("<stdout>", "cannot write: %s", strerror(-rc));
+  } else if (!p.ir_output_only) {
+    remove_on_failure(p.output);
+    int rc = write_file_atomic(p.output, out.table.data, out.table.size);
+    if (rc < 0) fatal(p.output, "cannot write: %s", strerror(-rc));
+    keep_on_success(p.output);
+  }
+  for (size_t i = 0; i < out.files.count; i++)
+    keep_on_success(out.files.items[i]);
+  strlist_free(&out.files);
+  free(out.table.data);
+  free(p.prefix);
+  free(default_output);
+  return 0;
+}

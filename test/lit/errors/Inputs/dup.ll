@@ -1,0 +1,14 @@
+; Another unit that defines helper too: a duplicate strong definition beside kernel.ll.
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spirv64-unknown-unknown"
+
+define spir_kernel void @_ZTS2K2(ptr addrspace(1) %p) {
+  %v = call spir_func i32 @helper(i32 2)
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}
+
+define spir_func i32 @helper(i32 %x) {
+  %y = add i32 %x, 1
+  ret i32 %y
+}
