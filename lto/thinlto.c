@@ -65,12 +65,14 @@ static void remove_foreign_entries(const char *dir) {
 // another module's copied over it, would be linked as it is. So each entry gets a "thinlto"
 // entry of our cache, keyed by its name, holding the BLAKE3 of its bytes as libLTO wrote
 // them; an entry used again must match it. libLTO hard-links the entry it used (hit or miss)
-// as the module's output file; its inode names the entry, its time says whether this link
-// (or one beside it, just now) wrote it: STARTED is when the thin link began, minus a margin
-// for the file system's coarse clock. A fresh entry's checksum is (re)written; an older one
-// must match, and without a checksum it is damaged too (the checksum may be the damaged
-// part). A damaged entry, or an empty one (whose module then has no result: *RC is
-// cleared), is removed. Returns how many were.
+// as the module's output file; its inode names the entry, its time says who wrote it.
+// STARTED is when the thin link began, less a margin for the file system's coarse clock: an
+// entry written since is this link's (or one beside it, just now), and its checksum is
+// (re)written. An older one must match its checksum; without one it is damaged too (the
+// checksum may be the damaged part), unless it is younger than CONCURRENT_LINK: a link beside
+// this one may have written it and not yet its checksum. A damaged entry, or an empty one
+// (whose module then has no result: *RC is cleared), is removed. Returns how many were.
+enum { CONCURRENT_LINK = 600 }; // seconds
 static size_t check_cache_entries(const Cache *cache, const char *dir, const Buffer *optimized,
                                   const struct stat *stats, int *rc, size_t count, time_t started) {
   StrMap by_inode = {0};
@@ -92,15 +94,16 @@ static size_t check_cache_entries(const Cache *cache, const char *dir, const Buf
     char digest[CACHE_KEY_SIZE];
     cache_content_key(optimized[i].data, optimized[i].size, digest);
     Buffer recorded = {0};
-    bool matches = !cache_get(cache, "thinlto", name, &recorded) &&
-                   recorded.size == CACHE_KEY_SIZE - 1 &&
+    bool known = !cache_get(cache, "thinlto", name, &recorded);
+    bool matches = known && recorded.size == CACHE_KEY_SIZE - 1 &&
                    !memcmp(recorded.data, digest, recorded.size);
     free(recorded.data);
-    bool fresh = stats[i].st_mtime >= started;
-    if (rc[i] == 0 && fresh && !matches)
+    bool ours = stats[i].st_mtime >= started;
+    bool unrecorded = !known && stats[i].st_mtime >= started - CONCURRENT_LINK;
+    if (rc[i] == 0 && (ours || unrecorded) && !matches)
       cache_store(cache, "thinlto", name,
                   &(Buffer){.data = (uint8_t *)digest, .size = CACHE_KEY_SIZE - 1});
-    if (rc[i] == 0 && (fresh || matches)) continue;
+    if (rc[i] == 0 && (ours || unrecorded || matches)) continue;
     char *path = format("%s/%s", dir, name);
     note("cache: ThinLTO cache entry %s is damaged", path);
     unlink(path);
