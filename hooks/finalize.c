@@ -2,7 +2,6 @@
 // what nothing reaches is deleted. It does not compute runtime metadata or emit SPIR-V.
 #include "sycl_thinlto.h"
 
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,14 +31,10 @@ int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_lev
   for (LLVMValueRef gv = first_global_object(m); gv; gv = next_global_object(gv))
     internalize(gv, &keep);
   strmap_free(&keep);
-  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
-  const char *passes = opt_level > 0 ? light_pipeline : "globaldce,strip-dead-prototypes";
-  LLVMErrorRef err = LLVMRunPasses(m, passes, NULL, options);
-  LLVMDisposePassBuilderOptions(options);
-  if (err) {
-    char *why = LLVMGetErrorMessage(err);
+  char *why = run_passes(m, opt_level > 0 ? light_pipeline : "globaldce,strip-dead-prototypes");
+  if (why) {
     *errmsg = format("cannot finalize the image: %s", why);
-    LLVMDisposeErrorMessage(why);
+    free(why);
     return -1;
   }
   return 0;

@@ -4,7 +4,6 @@
 #include "sycl_thinlto.h"
 
 #include <llvm-c/Linker.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,15 +159,10 @@ void full_optimize(FullModule *fm, const Resolution *r, int opt_level) {
   size_t own_used;
   LLVMValueRef *held = hold_local_device_globals(fm->module, &own_used);
   char *pipeline = format("default<O%d>", opt_level > 3 ? 3 : opt_level);
-  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(fm->module, pipeline, NULL, options);
-  LLVMDisposePassBuilderOptions(options);
+  char *why = run_passes(fm->module, pipeline);
   free(pipeline);
   release_local_device_globals(fm->module, held, own_used);
-  if (err) {
-    char *why = LLVMGetErrorMessage(err);
-    fatal(NULL, "cannot optimize the full-LTO module: %s", why);
-  }
+  if (why) fatal(NULL, "cannot optimize the full-LTO module: %s", why);
 }
 
 // Messages about an image name the input its first kernel (or export) came from.

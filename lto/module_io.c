@@ -2,6 +2,8 @@
 // LLVM's default handler prints and calls exit(1) on errors; ours only records the text.
 #include "sycl_thinlto.h"
 
+#include <llvm-c/Transforms/PassBuilder.h>
+
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
@@ -63,6 +65,17 @@ Buffer module_write(LLVMModuleRef m) {
   memcpy(out.data, LLVMGetBufferStart(buf), out.size);
   LLVMDisposeMemoryBuffer(buf);
   return out;
+}
+
+char *run_passes(LLVMModuleRef m, const char *passes) {
+  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(m, passes, NULL, options);
+  LLVMDisposePassBuilderOptions(options);
+  if (!err) return NULL;
+  char *why = LLVMGetErrorMessage(err);
+  char *copy = xstrdup(why);
+  LLVMDisposeErrorMessage(why);
+  return copy;
 }
 
 bool is_internalizable(LLVMValueRef gv) {

@@ -188,6 +188,9 @@ const char *context_last_error(LLVMContextRef ctx);
 int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
                  LLVMModuleRef *out, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
+// Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed
+// (malloc'd).
+char *run_passes(LLVMModuleRef m, const char *passes);
 // Every function, then every global variable, of M: the definitions and declarations that
 // symbol tables, completion and checks walk (aliases and ifuncs are not included).
 LLVMValueRef first_global_object(LLVMModuleRef m);

@@ -12,7 +12,6 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
 #include <llvm-c/IRReader.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 enum { CC_SPIR_KERNEL = 76 };
 
@@ -288,14 +287,10 @@ static int cleanup_module(LLVMModuleRef m, const SplitImage *image, bool allow_d
         !must_preserve(f, &entries, allow_dependencies))
       make_internal(f);
   strmap_free(&entries);
-  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err =
-      LLVMRunPasses(m, "globaldce,strip-dead-debug-info,strip-dead-prototypes", NULL, options);
-  LLVMDisposePassBuilderOptions(options);
-  if (err) {
-    char *why = LLVMGetErrorMessage(err);
+  char *why = run_passes(m, "globaldce,strip-dead-debug-info,strip-dead-prototypes");
+  if (why) {
     *errmsg = format("cannot clean the module up: %s", why);
-    LLVMDisposeErrorMessage(why);
+    free(why);
     return -1;
   }
   return 0;

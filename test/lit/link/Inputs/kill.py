@@ -74,9 +74,19 @@ def main():
         sig = getattr(signal, "SIG" + sig_name)
         for fraction in fractions.split(","):
             moment = "SIG%s at %s" % (sig_name, fraction)
-            p = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, preexec_fn=default_signals)
-            time.sleep(duration * float(fraction))
+            # On a loaded machine a link may end sooner than the timed one did: the moment
+            # is tried again, earlier, up to three times.
+            for attempt in range(3):
+                p = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, preexec_fn=default_signals)
+                time.sleep(duration * float(fraction) / 2 ** attempt)
+                if p.poll() is None:
+                    break
+                for f in leftovers(output, tmpdir):
+                    path = os.path.join(tmpdir, f[7:]) if f.startswith("TMPDIR/") else \
+                        os.path.join(os.path.dirname(os.path.abspath(output)), f)
+                    if os.path.isfile(path):
+                        os.unlink(path)
             if p.poll() is not None:
                 print("%s: finished before the signal (exit status %d)" % (moment, p.returncode))
                 continue
