@@ -67,7 +67,8 @@ static bool transfer(int fd, void *data, size_t size, bool out) {
   return true;
 }
 
-// The helper: reads (size, bytes) requests, answers one byte once LLVM has read the module.
+// The helper: reads (size, bytes) requests, answers one byte once LLVM has read the module:
+// 1 if LLVM refused it.
 // It does not report or write libFuzzer's crash files: it only dies, and its parent sees it.
 static void helper_loop(int in, int out) {
   if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(helper_exit);
@@ -86,14 +87,14 @@ static void helper_loop(int in, int out) {
     LLVMContextSetDiagnosticHandler(ctx, ignore_diagnostic, NULL);
     LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(bytes, size, "", false);
     LLVMModuleRef m;
-    if (real_read(ctx, buffer, &m))
+    char refused = real_read(ctx, buffer, &m) != 0;
+    if (refused)
       LLVMDisposeMemoryBuffer(buffer);
     else
       LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
     free(bytes);
-    char done = 1;
-    if (!transfer(out, &done, 1, true)) _exit(0);
+    if (!transfer(out, &refused, 1, true)) _exit(0);
   }
 }
 
@@ -102,8 +103,8 @@ static void helper_loop(int in, int out) {
 // and some modules crash it (test/fuzz/README.md). So that fuzzing gets past those to our
 // own code, every module this target gives it (bitcode_triple's) is first read by a helper
 // process: one the helper dies on is refused here, as if LLVM had refused it, and saved
-// under $FUZZ_LLVM_CRASHES if set; one LLVM stops on is refused; any other is then read
-// here for real.
+// under $FUZZ_LLVM_CRASHES if set; one LLVM refuses or stops on is refused (without the
+// message); any other is then read here for real.
 LLVMBool LLVMGetBitcodeModuleInContext2(LLVMContextRef ctx, LLVMMemoryBufferRef buffer,
                                         LLVMModuleRef *out) {
   static pid_t helper = -1;
@@ -124,10 +125,15 @@ LLVMBool LLVMGetBitcodeModuleInContext2(LLVMContextRef ctx, LLVMMemoryBufferRef 
   }
   const uint8_t *bytes = (const uint8_t *)LLVMGetBufferStart(buffer);
   uint64_t size = LLVMGetBufferSize(buffer);
-  char done;
+  // A module LLVM refuses is refused here without reading it again: LLVM's error paths leak
+  // (a GB, for some), which would pile up input after input.
+  char refused;
   if (transfer(request, &size, sizeof size, true) && transfer(request, (void *)bytes, size, true) &&
-      transfer(answer, &done, 1, false))
-    return real_read(ctx, buffer, out);
+      transfer(answer, &refused, 1, false)) {
+    if (!refused) return real_read(ctx, buffer, out);
+    *out = NULL;
+    return 1;
+  }
   int status = 0;
   while (waitpid(helper, &status, 0) < 0 && errno == EINTR) {
   }
