@@ -213,15 +213,6 @@ static void test_json(void) {
   free(json);
   propsets_free(&back);
 
-  // CRLF line ends, the last line without its '\n' (found by test/fuzz/propset_prop: the
-  // reader looped forever on a last line ending in '\r').
-  check(!propsets_from_prop("[S]\r\nx=1|7\r\ny=1|8\r", &back, &err) &&
-            propsets_find(&back, "S", "y") && propsets_find(&back, "S", "y")->u32 == 8,
-        ".prop text with CRLF line ends and a last line ending in '\\r' is read");
-  propsets_free(&back);
-  check(!propsets_from_prop("[S]\nx=1|7\n\r", &back, &err), "... a last line of only '\\r' too");
-  propsets_free(&back);
-
   const char *bad[] = {"",
                        "[]",
                        "{\"S\":1}",
