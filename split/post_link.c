@@ -25,7 +25,7 @@ static const char post_link_usage[] =
     "OPTIONS:\n"
     "  -o <file>                            the file table (default: <input stem>.files), or\n"
     "                                       the one module with -ir-output-only\n"
-    "  -split=kernel|source|auto|none       how entry points are grouped (default: auto, which\n"
+    "  -split=kernel|source|auto|none       how entry points are grouped (default: none; auto\n"
     "                                       is per source)\n"
     "  -symbols                             write OUT_N.sym: the entry points, one a line\n"
     "  -properties                          write OUT_N.prop: the SYCL property sets\n"
@@ -38,9 +38,11 @@ static const char post_link_usage[] =
     "                                       each other (also: -support-dynamic-linking)\n"
     "  -device-globals                      SYCL/device globals in the properties\n"
     "  -O0, -O1, -O2, -O3, -Os, -Oz         accepted (they steer only ESIMD in sycl-post-link)\n"
+    "  -split-esimd, -lower-esimd           accepted for a module without ESIMD code (nothing\n"
+    "                                       to do); an error otherwise\n"
     "  --help\n"
     "\n"
-    "Options start with - or --. Any other option is an error; -split-esimd is refused (no\n"
+    "Options start with - or --. Any other option is an error; ESIMD code is refused (no\n"
     "ESIMD support).\n";
 
 typedef struct {
@@ -48,6 +50,8 @@ typedef struct {
   SplitMode mode;
   bool symbols, properties, assembly, ir_output_only;
   bool only_kernels, emit_exported, emit_imported, allow_dependencies, device_globals;
+  bool split_given;             // -split=X (an action, as for sycl-post-link)
+  const char *esimd_option;     // -split-esimd or -lower-esimd (an action), as spelled
   char *prefix; // dir/stem of the output: modules are PREFIX_N.ext
 } PostLink;
 
@@ -73,7 +77,7 @@ static bool *switch_named(PostLink *p, const char *name) {
 }
 
 static void parse_post_link(int argc, char **argv, PostLink *p) {
-  *p = (PostLink){.mode = SPLIT_AUTO};
+  *p = (PostLink){.mode = SPLIT_NONE}; // sycl-post-link's default: no split
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (a[0] != '-' || !strcmp(a, "-")) {
@@ -96,8 +100,10 @@ static void parse_post_link(int argc, char **argv, PostLink *p) {
     } else if ((v = option_value(argc, argv, &i, a, "split"))) {
       if (split_mode_parse(v, &p->mode))
         fatal(NULL, "-split: expected kernel, source, auto or none, not '%s'", v);
+      p->split_given = true;
     } else if (!strcmp(name, "split-esimd") || !strcmp(name, "lower-esimd")) {
-      fatal(NULL, "option '%s' is not supported: ESIMD code is not handled by this tool", a);
+      // Without ESIMD code both do nothing in sycl-post-link; with it, read_input refuses.
+      p->esimd_option = a;
     } else if (name[0] == 'O' && name[1] && strchr("0123sz", name[1]) && !name[2]) {
       // sycl-post-link's -O levels steer only its ESIMD passes.
     } else {
@@ -110,8 +116,8 @@ static void parse_post_link(int argc, char **argv, PostLink *p) {
   if (p->ir_output_only && p->symbols) fatal(NULL, "-symbols can't be used with -ir-output-only");
   if (p->ir_output_only && p->properties)
     fatal(NULL, "-properties can't be used with -ir-output-only");
-  if (p->mode == SPLIT_NONE && !p->symbols && !p->properties && !p->emit_exported &&
-      !p->emit_imported && !p->device_globals && !p->ir_output_only)
+  if (!p->split_given && !p->esimd_option && !p->symbols && !p->properties && !p->emit_exported &&
+      !p->emit_imported && !p->device_globals)
     fatal(NULL, "no actions specified; try --help for usage info");
 }
 
@@ -166,6 +172,23 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
     fatal(name, "%s", why);
   }
   return m;
+}
+
+// ESIMD functions carry !sycl_explicit_simd; without any, -split-esimd and -lower-esimd have
+// nothing to do.
+static bool has_esimd_code(LLVMModuleRef m) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  unsigned kind = LLVMGetMDKindIDInContext(ctx, "sycl_explicit_simd", 18);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t count;
+    LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
+    bool found = false;
+    for (size_t i = 0; i < count && !found; i++)
+      found = LLVMValueMetadataEntriesGetKind(entries, i) == kind;
+    if (entries) LLVMDisposeValueMetadataEntries(entries);
+    if (found) return true;
+  }
+  return false;
 }
 
 //
@@ -434,7 +457,9 @@ int post_link_main(int argc, char **argv) {
   char *default_output = NULL;
   if (!p.output) {
     char *stem = path_stem(p.input);
-    p.output = default_output = format("%s%s", stem, p.ir_output_only ? ".out" : ".files");
+    // (sycl-post-link's names, "out.bc" without its dot included)
+    p.output = default_output = format(
+        "%s%s", stem, !p.ir_output_only ? ".files" : p.assembly ? ".out.ll" : "out.bc");
     free(stem);
   }
   p.prefix = output_prefix(p.output);
@@ -445,6 +470,9 @@ int post_link_main(int argc, char **argv) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m = parse_input(ctx, name, &input);
   free(input.data);
+  if (p.esimd_option && has_esimd_code(m))
+    fatal(name, "option '%s' is not supported: ESIMD code is not handled by this tool",
+          p.esimd_option);
   presplit_cleanup(m);
 
   // sycl-post-link's auto is per source, or no split where one module must come out.
