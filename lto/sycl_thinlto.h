@@ -795,6 +795,10 @@ typedef struct {
   bool only_kernels;       // kernels (and virtual functions) are the only entry points
   bool post_link;          // sycl-post-link's conventions: its module order (category keys,
                            // descending), and copies keep their linkage (its cleanup decides)
+  bool virtual_by_category; // sycl-post-link's virtual functions: grouped by their category
+                            // key like any entry point (per kernel one module per function,
+                            // per source per set and optional features), a dummy for each
+                            // such module that uses sycl_used_aspects; not one image per set
   SplitEmit emit;          // NULL: images are written as bitcode
   void *emit_arg;
   bool facts; // each image also gets its whole-program facts (module_facts), for the link

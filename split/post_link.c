@@ -487,6 +487,7 @@ int post_link_main(int argc, char **argv) {
                     .allow_dependencies = p.allow_dependencies,
                     .only_kernels = p.only_kernels,
                     .post_link = true,
+                    .virtual_by_category = true,
                     .emit = emit_module,
                     .emit_arg = &out};
   SplitResult result;

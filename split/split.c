@@ -499,14 +499,17 @@ static void make_groups(Groups *gs, Graph *g, const SplitOptions *o, const Virtu
   if (mode == SPLIT_AUTO) mode = kernels <= 1 ? SPLIT_NONE : SPLIT_SOURCE;
   for (uint32_t n = 0; n < g->num_functions; n++) {
     Node *node = &g->nodes[n];
-    if (node->virtual_set >= 0) {
+    // Seed 002: a set is one image. sycl-post-link instead keys a virtual function as any
+    // entry point (its key holds the set's name), so its groups never mix sets or kernels.
+    if (node->virtual_set >= 0 && !o->virtual_by_category) {
       add_to_group(gs, g, n, format("virtual %s", sets->names.items[node->virtual_set]),
                    node->virtual_set, mode);
       continue;
     }
     bool entry =
-        node->kernel || (o->only_kernels ? has_fn_attribute(node->value, "indirectly-callable")
-                                         : node->sycl_external);
+        node->kernel || node->virtual_set >= 0 ||
+        (o->only_kernels ? has_fn_attribute(node->value, "indirectly-callable")
+                         : node->sycl_external);
     if (!node->defined || !entry) continue;
     // Under AOT nothing is outlined: virtual functions go where the vtables take them.
     if (o->aot && has_fn_attribute(node->value, "indirectly-callable")) continue;
@@ -514,7 +517,7 @@ static void make_groups(Groups *gs, Graph *g, const SplitOptions *o, const Virtu
                     ? format("kernel %s", LLVMGetValueName2(node->value, &(size_t){0}))
                 : mode == SPLIT_SOURCE ? source_key(node->value)
                                        : xstrdup("<global>");
-    add_to_group(gs, g, n, key, -1, mode);
+    add_to_group(gs, g, n, key, node->virtual_set, mode);
   }
   if (o->post_link) order_as_intel(gs, g);
 }
@@ -883,6 +886,14 @@ static void delete_dead_globals(LLVMModuleRef m, bool locals) {
   }
 }
 
+// sycl-post-link's test for a dummy: some function of the module carries sycl_used_aspects
+// (it infers nothing from double or half).
+static bool module_has_used_aspects(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (function_metadata_node(f, "sycl_used_aspects")) return true;
+  return false;
+}
+
 // One group's module: linkage fixed up, written; an outlined set using optional features
 // also gets its dummy image.
 static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size_t gi) {
@@ -921,7 +932,9 @@ static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size
   }
 
   delete_dead_globals(m, false); // positions are not needed past this point
-  bool needs_dummy = group->virtual_set >= 0 && x->sets->aspects[group->virtual_set].count > 0;
+  bool needs_dummy = group->virtual_set >= 0 && (x->options->virtual_by_category
+                                                     ? module_has_used_aspects(m)
+                                                     : x->sets->aspects[group->virtual_set].count);
   LLVMModuleRef dummy = needs_dummy ? LLVMCloneModule(m) : NULL;
   if (write_image(x, m, &image)) return -1;
   if (!dummy) return 0;
