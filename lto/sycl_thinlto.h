@@ -797,8 +797,8 @@ typedef struct {
                            // descending), and copies keep their linkage (its cleanup decides)
   bool virtual_by_category; // sycl-post-link's virtual functions: grouped by their category
                             // key like any entry point (per kernel one module per function,
-                            // per source per set and optional features), a dummy for each
-                            // such module that uses sycl_used_aspects; not one image per set
+                            // per source per set and optional features), not one image
+                            // per set, and no dummy (the post-link front makes those)
   SplitEmit emit;          // NULL: images are written as bitcode
   void *emit_arg;
   bool facts; // each image also gets its whole-program facts (module_facts), for the link

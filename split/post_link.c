@@ -174,20 +174,24 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
   return m;
 }
 
+// Whether F carries function metadata NAME.
+static bool has_metadata(LLVMValueRef f, const char *name) {
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+  unsigned kind = LLVMGetMDKindIDInContext(ctx, name, (unsigned)strlen(name));
+  size_t count;
+  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
+  bool found = false;
+  for (size_t i = 0; i < count && !found; i++)
+    found = LLVMValueMetadataEntriesGetKind(entries, (unsigned)i) == kind;
+  if (entries) LLVMDisposeValueMetadataEntries(entries);
+  return found;
+}
+
 // ESIMD functions carry !sycl_explicit_simd; without any, -split-esimd and -lower-esimd have
 // nothing to do.
 static bool has_esimd_code(LLVMModuleRef m) {
-  LLVMContextRef ctx = LLVMGetModuleContext(m);
-  unsigned kind = LLVMGetMDKindIDInContext(ctx, "sycl_explicit_simd", 18);
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    size_t count;
-    LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
-    bool found = false;
-    for (size_t i = 0; i < count && !found; i++)
-      found = LLVMValueMetadataEntriesGetKind(entries, i) == kind;
-    if (entries) LLVMDisposeValueMetadataEntries(entries);
-    if (found) return true;
-  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (has_metadata(f, "sycl_explicit_simd")) return true;
   return false;
 }
 
@@ -386,12 +390,11 @@ static int entry_opt_level(LLVMModuleRef m, const StringList *entries) {
   return -1;
 }
 
-static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image) {
+static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image, bool dummy) {
   PostLink *p = o->p;
   PropertyInputs in = {.kernels = &image->kernels,
                        .exported = &image->exported,
                        .allow_dependencies = p->allow_dependencies,
-                       .dummy_image = image->dummy,
                        .opt_level = entry_opt_level(m, &image->entries),
                        .post_link = true,
                        .emit_exported = p->emit_exported,
@@ -403,31 +406,38 @@ static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *imag
   // Without a split the image may hold kernels of several sizes: intel promises none.
   if (o->mode == SPLIT_NONE)
     propsets_remove(&sets, "SYCL/device requirements", "reqd_work_group_size_uint64_t");
+  if (dummy) propsets_add_u32(&sets, "SYCL/virtual functions", "dummy-image", 1);
   propsets_order_as_intel(&sets);
   char *text = propsets_to_prop(&sets);
   propsets_free(&sets);
   return text;
 }
 
-// SplitEmit: called by split_module for each module in sycl-post-link's order.
-static int emit_module(void *arg, LLVMModuleRef m, const SplitImage *image, char **errmsg) {
-  Outputs *o = arg;
-  PostLink *p = o->p;
-  if (cleanup_module(m, image, p->allow_dependencies, errmsg)) return -1;
-  if (p->ir_output_only) {
-    if (o->count++) {
-      *errmsg = xstrdup("some modules had to be split, '-ir-output-only' can't be used");
-      return -1;
-    }
-    return write_module(o, m, p->output, errmsg);
+// sycl-post-link's test for a dummy image, on the cleaned-up module: some function (a
+// definition or a declaration) is "indirectly-callable" and some function carries
+// !sycl_used_aspects. A kernel's module holding a vtable's declarations passes it too.
+static bool wants_dummy(LLVMModuleRef m) {
+  bool virtual_function = false, aspects = false;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    virtual_function |= has_attribute(f, "indirectly-callable");
+    aspects |= has_metadata(f, "sycl_used_aspects");
   }
+  return virtual_function && aspects;
+}
+
+// One row: M written as module N, its properties computed on PROPS_FROM (M itself, or for a
+// dummy the module it copies, as sycl-post-link computes a dummy's properties before
+// emptying its functions), plus "dummy-image" for a dummy.
+static int write_row(Outputs *o, LLVMModuleRef m, LLVMModuleRef props_from,
+                     const SplitImage *image, bool dummy, char **errmsg) {
+  PostLink *p = o->p;
   size_t n = o->count++;
   char *code = format("%s_%zu.%s", p->prefix, n, p->assembly ? "ll" : "bc");
   char *prop = p->properties ? format("%s_%zu.prop", p->prefix, n) : NULL;
   char *sym = p->symbols ? format("%s_%zu.sym", p->prefix, n) : NULL;
   int rc = write_module(o, m, code, errmsg);
   if (rc == 0 && prop) {
-    char *text = properties_text(o, m, image);
+    char *text = properties_text(o, props_from, image, dummy);
     rc = write_output(o, prop, text, strlen(text), errmsg);
     free(text);
   }
@@ -447,6 +457,30 @@ static int emit_module(void *arg, LLVMModuleRef m, const SplitImage *image, char
   free(code);
   free(prop);
   free(sym);
+  return rc;
+}
+
+// SplitEmit: called by split_module for each module in sycl-post-link's order. A module that
+// wants a dummy is followed by it: a copy in which every "indirectly-callable" function,
+// defined or declared, has a body that only returns.
+static int emit_module(void *arg, LLVMModuleRef m, const SplitImage *image, char **errmsg) {
+  Outputs *o = arg;
+  PostLink *p = o->p;
+  if (cleanup_module(m, image, p->allow_dependencies, errmsg)) return -1;
+  if (p->ir_output_only) {
+    if (o->count++) {
+      *errmsg = xstrdup("some modules had to be split, '-ir-output-only' can't be used");
+      return -1;
+    }
+    return write_module(o, m, p->output, errmsg);
+  }
+  if (write_row(o, m, m, image, false, errmsg)) return -1;
+  if (!wants_dummy(m)) return 0;
+  LLVMModuleRef dummy = LLVMCloneModule(m);
+  for (LLVMValueRef f = LLVMGetFirstFunction(dummy); f; f = LLVMGetNextFunction(f))
+    if (has_attribute(f, "indirectly-callable")) empty_function_body(f);
+  int rc = write_row(o, dummy, m, image, true, errmsg);
+  LLVMDisposeModule(dummy);
   return rc;
 }
 

@@ -886,16 +886,8 @@ static void delete_dead_globals(LLVMModuleRef m, bool locals) {
   }
 }
 
-// sycl-post-link's test for a dummy: some function of the module carries sycl_used_aspects
-// (it infers nothing from double or half).
-static bool module_has_used_aspects(LLVMModuleRef m) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (function_metadata_node(f, "sycl_used_aspects")) return true;
-  return false;
-}
-
 // One group's module: linkage fixed up, written; an outlined set using optional features
-// also gets its dummy image.
+// also gets its dummy image (not in virtual_by_category mode).
 static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size_t gi) {
   const Group *group = &x->groups->items[gi];
   const Graph *g = x->graph;
@@ -932,9 +924,9 @@ static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size
   }
 
   delete_dead_globals(m, false); // positions are not needed past this point
-  bool needs_dummy = group->virtual_set >= 0 && (x->options->virtual_by_category
-                                                     ? module_has_used_aspects(m)
-                                                     : x->sets->aspects[group->virtual_set].count);
+  // (the post-link front makes sycl-post-link's dummies itself, on the cleaned-up module)
+  bool needs_dummy = group->virtual_set >= 0 && !x->options->virtual_by_category &&
+                     x->sets->aspects[group->virtual_set].count;
   LLVMModuleRef dummy = needs_dummy ? LLVMCloneModule(m) : NULL;
   if (write_image(x, m, &image)) return -1;
   if (!dummy) return 0;
