@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,8 +24,10 @@ static int overflow_stack(int depth) {
   return overflow_stack(depth + 1) + frame[0];
 }
 
-static void crash_null(void) {
-  volatile int *volatile p = NULL;
+// A real fault, which UBSan does not stop first (as it does a store through NULL).
+static void crash_by_fault(void) {
+  volatile int *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) abort();
   *p = 1;
 }
 
@@ -65,7 +68,7 @@ static void crash(Case c) {
   switch (c) {
   case INPUT_SEGV:
     reading_input_begin("bad.bc", "bitcode");
-    crash_null();
+    crash_by_fault();
     break;
   case INPUT_OVERFLOW:
     reading_input_begin("deep.bc", "bitcode");
@@ -80,7 +83,7 @@ static void crash(Case c) {
   case INTERNAL_AFTER_READ:
     reading_input_begin("fine.bc", "bitcode");
     reading_input_end();
-    crash_null();
+    crash_by_fault();
     break;
   case DIE:
     reading_input_begin("fine.bc", "bitcode"); // die() says it is ours all the same
