@@ -126,6 +126,7 @@ static int check_undefined_imports(HookJob *job);
 
 // Thread pool: complete and finalize one image in its own context.
 static void complete_work(uv_work_t *req) {
+  signal_stack_begin(); // once per pool thread: a stack overflow here is reported too
   HookJob *job = req->data;
   const HookRun *run = job->run;
   const LinkModule *lm = &run->r->modules[job->index];
@@ -288,6 +289,7 @@ fail:
 }
 
 static void check_work(uv_work_t *req) {
+  signal_stack_begin();
   double start = now_seconds();
   check_image(req);
   trace_step(req->data, "check", start);

@@ -1,6 +1,7 @@
-// What a failing or interrupted process leaves behind: the paths to remove (temporaries, a
-// partial output) and the children to end, for exit_failure() and for SIGINT, SIGTERM, SIGHUP.
-// It does not decide what is temporary; whoever creates a file registers it here.
+// What a failing, interrupted or crashing process leaves behind: the paths to remove
+// (temporaries, a partial output) and the children to end, for exit_failure(), for SIGINT,
+// SIGTERM, SIGHUP, and for the fatal signals (a crash: in LLVM's reader on a malformed input,
+// or ours). It does not decide what is temporary; whoever creates a file registers it here.
 #include "sycl_thinlto.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -161,6 +163,74 @@ static struct sigaction saved[NUM_ENDING];
 static bool installed[NUM_ENDING];
 static atomic_bool ending;
 
+// A crash. Each is handled on the thread that caused it (on the alternate stack: a stack
+// overflow has none left), and blocked in every handler: a crash in a handler ends the process
+// by the signal's default action.
+static const struct {
+  int sig;
+  const char *name;
+} fatal_signals[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGILL, "SIGILL"},
+                     {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"}};
+enum { NUM_FATAL = sizeof fatal_signals / sizeof *fatal_signals };
+static struct sigaction saved_fatal[NUM_FATAL];
+static bool installed_fatal[NUM_FATAL];
+
+// What this thread is reading through LLVM now, and the stage the process is in: the fatal
+// handler's words. Initial-exec TLS: the handler reads it without a call that may allocate.
+#define TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
+static _Thread_local const char *reading_origin TLS_INITIAL_EXEC;
+static _Thread_local const char *reading_kind TLS_INITIAL_EXEC;
+static const char *_Atomic crash_stage = "startup";
+
+void reading_input_begin(const char *origin, const char *kind) {
+  signal_stack_begin();
+  reading_kind = kind;
+  atomic_signal_fence(memory_order_seq_cst); // the handler sees the kind before the origin
+  reading_origin = origin;
+}
+
+void reading_input_end(void) {
+  reading_origin = NULL;
+}
+
+void set_crash_stage(const char *stage) {
+  atomic_store(&crash_stage, stage);
+}
+
+//
+// Alternate signal stacks, one a thread: the main thread's from install_signal_cleanup, a
+// parallel_for worker's for its life, any other thread's from its first reading_input_begin.
+// A thread that already has one (ASan's, LLVM's) keeps it. Mapped, not malloc'd: the leak
+// checker neither sees them nor minds those of threads that live until exit.
+//
+
+enum { SIGNAL_STACK_SIZE = 64 << 10 };
+static _Thread_local bool signal_stack_checked TLS_INITIAL_EXEC;
+static _Thread_local void *signal_stack TLS_INITIAL_EXEC; // the one given here, if any
+
+void signal_stack_begin(void) {
+  if (signal_stack_checked) return;
+  signal_stack_checked = true;
+  stack_t old;
+  if (sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE)) return;
+  void *stack = mmap(NULL, SIGNAL_STACK_SIZE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return; // then only a stack overflow goes unreported
+  if (sigaltstack(&(stack_t){.ss_sp = stack, .ss_size = SIGNAL_STACK_SIZE}, NULL) < 0) {
+    munmap(stack, SIGNAL_STACK_SIZE);
+    return;
+  }
+  signal_stack = stack;
+}
+
+void signal_stack_end(void) {
+  signal_stack_checked = false;
+  if (!signal_stack) return;
+  sigaltstack(&(stack_t){.ss_flags = SS_DISABLE}, NULL);
+  munmap(signal_stack, SIGNAL_STACK_SIZE);
+  signal_stack = NULL;
+}
+
 // Async-signal-safe throughout: atomics and system calls. The first signal ends the process
 // by its default action once the children are ended and the paths removed, so the exit
 // status says which signal it was. Other threads run on meanwhile: the paths are removed
@@ -183,6 +253,52 @@ static void on_ending_signal(int sig) {
   raise(sig); // pending until the handler returns (the signal is blocked in it), then fatal
 }
 
+static void append_text(char *buffer, size_t *length, size_t capacity, const char *text) {
+  for (; text && *text && *length < capacity; text++)
+    buffer[(*length)++] = *text;
+}
+
+// A crash: while this thread read an input through LLVM, the input is bad (LLVM's readers are
+// not hardened against malformed files) and that is the user's error, exit code 1; otherwise
+// it is ours, EXIT_INTERNAL_ERROR. Either way the output is not left half made: the children
+// get SIGTERM, the paths are removed, as for an ending signal; then the process exits, with
+// the message written in one write(2). As on_ending_signal: system calls and atomics only.
+static void on_fatal_signal(int sig) {
+  const char *origin = reading_origin, *kind = reading_kind;
+  if (atomic_exchange(&ending, true)) {
+    for (;;) // another thread's signal is being handled: it ends the process
+      pause();
+  }
+  const char *name = "a fatal signal";
+  for (int i = 0; i < NUM_FATAL; i++)
+    if (fatal_signals[i].sig == sig) name = fatal_signals[i].name;
+  char message[2048];
+  size_t n = 0, cap = sizeof message - 1;
+  append_text(message, &n, cap, TOOL_NAME ": error: ");
+  if (origin) {
+    const char *parts[] = {
+        origin, ": malformed ", kind, ": LLVM's ", kind, " reader crashed on it (", name, ")"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+      append_text(message, &n, cap, parts[i]);
+  } else {
+    const char *parts[] = {"internal error: ", name, " during ", atomic_load(&crash_stage),
+                           "; please report it"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+      append_text(message, &n, cap, parts[i]);
+  }
+  message[n++] = '\n';
+  for (size_t at = 0; at < n;) {
+    ssize_t written = write(STDERR_FILENO, message + at, n - at);
+    if (written <= 0 && errno != EINTR) break;
+    if (written > 0) at += (size_t)written;
+  }
+  signal_children_now(SIGTERM);
+  remove_paths_now();
+  wait_children_now();
+  remove_paths_now(); // what threads wrote meanwhile
+  _exit(origin ? 1 : EXIT_INTERNAL_ERROR);
+}
+
 bool ending_by_signal(void) {
   return atomic_load(&ending);
 }
@@ -193,19 +309,30 @@ void wait_while_ending(void) {
 }
 
 void install_signal_cleanup(void) {
-  struct sigaction sa = {.sa_handler = on_ending_signal};
-  sigemptyset(&sa.sa_mask);
+  sigset_t all;
+  sigemptyset(&all);
   for (int i = 0; i < NUM_ENDING; i++)
-    sigaddset(&sa.sa_mask, ending_signals[i]);
+    sigaddset(&all, ending_signals[i]);
+  for (int i = 0; i < NUM_FATAL; i++)
+    sigaddset(&all, fatal_signals[i].sig);
+  struct sigaction sa = {.sa_handler = on_ending_signal, .sa_mask = all};
   for (int i = 0; i < NUM_ENDING; i++) {
     // A signal ignored when we start (nohup, a background job's SIGINT) stays ignored.
     if (sigaction(ending_signals[i], NULL, &saved[i]) < 0 || saved[i].sa_handler == SIG_IGN)
       continue;
     installed[i] = sigaction(ending_signals[i], &sa, NULL) == 0;
   }
+  signal_stack_begin();
+  struct sigaction fatal = {.sa_handler = on_fatal_signal, .sa_mask = all, .sa_flags = SA_ONSTACK};
+  for (int i = 0; i < NUM_FATAL; i++) {
+    if (sigaction(fatal_signals[i].sig, NULL, &saved_fatal[i]) < 0) continue;
+    installed_fatal[i] = sigaction(fatal_signals[i].sig, &fatal, NULL) == 0;
+  }
 }
 
 void uninstall_signal_cleanup(void) {
   for (int i = 0; i < NUM_ENDING; i++)
     if (installed[i]) sigaction(ending_signals[i], &saved[i], NULL);
+  for (int i = 0; i < NUM_FATAL; i++)
+    if (installed_fatal[i]) sigaction(fatal_signals[i].sig, &saved_fatal[i], NULL);
 }

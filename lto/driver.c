@@ -229,7 +229,9 @@ static double peak_rss_mb(void) {
 #define STAGE(name, ...)                                                                           \
   do {                                                                                             \
     double start_ = now_seconds(), cpu_ = cpu_seconds();                                           \
+    set_crash_stage("link stage " name);                                                           \
     __VA_ARGS__;                                                                                   \
+    set_crash_stage("link");                                                                       \
     note("stage %-8s %8.3f s wall %8.3f s cpu %7.1f MB peak", name, now_seconds() - start_,        \
          cpu_seconds() - cpu_, peak_rss_mb());                                                     \
     trace_span(name, NULL, start_, now_seconds(), 0);                                              \

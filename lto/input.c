@@ -384,7 +384,10 @@ static void read_offload_binaries(InputSet *set, const char *origin, const char 
 static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *data, size_t size,
                               bool is_library, bool is_member) {
   char *triple, *errmsg;
-  if (bitcode_triple(data, size, &triple, &errmsg)) fatal(origin, "%s", errmsg);
+  reading_input_begin(origin, "bitcode"); // LLVM's reader crashes on some malformed modules
+  int unreadable = bitcode_triple(data, size, &triple, &errmsg);
+  reading_input_end();
+  if (unreadable) fatal(origin, "%s", errmsg);
   // A file given to a link is meant to be linked; an archive may mix in host bitcode.
   if (!is_spirv_triple(triple) && set->for_link && !is_member) {
     if (*triple)
@@ -437,8 +440,10 @@ static void read_object(InputSet *set, const char *origin, const uint8_t *data, 
   const uint8_t *section;
   size_t section_size;
   char *errmsg;
-  if (elf_offloading_section(data, size, &section, &section_size, &errmsg))
-    fatal(origin, "%s", errmsg);
+  reading_input_begin(origin, "object");
+  int unreadable = elf_offloading_section(data, size, &section, &section_size, &errmsg);
+  reading_input_end();
+  if (unreadable) fatal(origin, "%s", errmsg);
   if (!section) {
     note("%s: no %s section: no device code", origin, offloading_section_name);
     return;

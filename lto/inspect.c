@@ -76,7 +76,8 @@ static void image_symbols(const InputImage *image, StringList *out) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   char *why;
-  // Lazily: the function list needs no bodies.
+  // Lazily: the function list needs no bodies (LLVM may read more of it until it is gone).
+  reading_input_begin(image->origin, "bitcode");
   if (module_parse(ctx, image->data, image->size, image->origin, true, &m, &why))
     fatal(image->origin, "%s", why);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
@@ -86,6 +87,7 @@ static void image_symbols(const InputImage *image, StringList *out) {
       strlist_push(out, xstrndup(name, len));
     }
   LLVMDisposeModule(m);
+  reading_input_end();
   context_dispose(ctx);
 }
 

@@ -34,24 +34,39 @@ static const char usage[] =
     "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line;\n"
     "as clang-linker-wrapper, clang-linker-wrapper 22's; as sycl-post-link, intel's.\n";
 
+static const char *const commands[] = {"link",    "inspect",       "split",     "wrap",
+                                       "wrapper", "register-host", "post-link", NULL};
+
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
 }
 
 static int run(int argc, char **argv) {
-  install_signal_cleanup();  // a signal removes what the command has written so far
+  install_signal_cleanup();  // a signal or a crash removes what the command has written
   bridge_handle_bad_alloc(); // before any fork: the spawner and its workers inherit it
   const char *self = base_name(argv[0]);
-  if (strstr(self, "clang-sycl-linker")) return clang_sycl_linker_main(argc, argv);
-  if (strstr(self, "clang-linker-wrapper")) return linker_wrapper_main(argc, argv);
-  if (strstr(self, "sycl-post-link")) return post_link_main(argc, argv);
+  // The command, for the message of a crash (the link's stages say more).
+  if (strstr(self, "clang-sycl-linker")) {
+    set_crash_stage("link");
+    return clang_sycl_linker_main(argc, argv);
+  }
+  if (strstr(self, "clang-linker-wrapper")) {
+    set_crash_stage("wrapper");
+    return linker_wrapper_main(argc, argv);
+  }
+  if (strstr(self, "sycl-post-link")) {
+    set_crash_stage("post-link");
+    return post_link_main(argc, argv);
+  }
 
   if (argc < 2) {
     fputs(usage, stderr);
     return 1;
   }
   const char *cmd = argv[1];
+  for (const char *const *c = commands; *c; c++)
+    if (!strcmp(cmd, *c)) set_crash_stage(*c);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     fputs(usage, stdout);
     return 0;

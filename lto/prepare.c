@@ -98,7 +98,10 @@ static void prepare_one(void *arg, size_t i) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
-  if (module_parse(ctx, m->input->data, m->input->size, m->id, false, &mod, &why)) {
+  reading_input_begin(m->input->origin, "bitcode");
+  int unreadable = module_parse(ctx, m->input->data, m->input->size, m->id, false, &mod, &why);
+  reading_input_end();
+  if (unreadable) {
     m->prepare_error = why;
     context_dispose(ctx);
     strlist_free(&aspects);

@@ -77,6 +77,20 @@ void uninstall_signal_cleanup(void);
 bool ending_by_signal(void);
 // Exits wait here while a signal is handled, so the process ends by the signal.
 void wait_while_ending(void);
+// lto/cleanup.c: a crash (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE) cleans up as an
+// ending signal does, then exits: 1 with "ORIGIN: malformed KIND: LLVM's KIND reader crashed
+// on it (SIGSEGV)" if the crashing thread was reading an input through LLVM (between these
+// two calls; KIND is "bitcode", "IR" or "object"), else EXIT_INTERNAL_ERROR with "internal
+// error: SIGSEGV during STAGE". ORIGIN must live until reading_input_end. Not nested.
+enum { EXIT_INTERNAL_ERROR = 70 }; // EX_SOFTWARE of <sysexits.h>
+void reading_input_begin(const char *origin, const char *kind);
+void reading_input_end(void);
+// What the process is doing, for that message: a string literal ("link stage hooks").
+void set_crash_stage(const char *stage);
+// The calling thread's alternate signal stack (a crash by stack overflow needs one): given if
+// it has none; signal_stack_end takes back what this thread was given (before it exits).
+void signal_stack_begin(void);
+void signal_stack_end(void);
 // Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
 void remove_files_in(const char *dir, const char *prefix);
 

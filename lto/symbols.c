@@ -204,8 +204,11 @@ static void read_module_symbols(void *arg, size_t i) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
-  // Lazily: the symbol table needs no function bodies.
+  // Lazily: the symbol table needs no function bodies. LLVM reads the rest of the module
+  // while it is walked, so a crash of its reader names the input until the module is gone.
+  reading_input_begin(m->input->origin, "bitcode");
   if (module_parse(ctx, m->input->data, m->input->size, m->input->origin, true, &mod, &why)) {
+    reading_input_end();
     m->prepare_error = why;
     context_dispose(ctx);
     return;
@@ -220,6 +223,7 @@ static void read_module_symbols(void *arg, size_t i) {
   if (job->cache) store_symbols(job->cache, key, m, &facts);
   take_facts(m, &facts);
   LLVMDisposeModule(mod);
+  reading_input_end();
   context_dispose(ctx);
 }
 

@@ -108,6 +108,7 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+  reading_input_end(); // ours, not the input's: the SIGABRT handler says internal error
   abort();
 }
 
@@ -429,13 +430,15 @@ typedef struct {
 
 static void parallel_worker(void *p) {
   ParallelFor *pf = p;
+  signal_stack_begin(); // a crash reading an input here must still be reported
   for (;;) {
     uv_mutex_lock(&pf->lock);
     size_t i = pf->next++;
     uv_mutex_unlock(&pf->lock);
-    if (i >= pf->n) return;
+    if (i >= pf->n) break;
     pf->fn(pf->arg, i);
   }
+  signal_stack_end();
 }
 
 void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg) {

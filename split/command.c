@@ -169,9 +169,11 @@ static char *bitcode_triple(const Buffer *file, const char *name) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   char *why;
+  reading_input_begin(name, "bitcode");
   if (module_parse(ctx, file->data, file->size, name, true, &m, &why)) fatal(name, "%s", why);
   char *triple = xstrdup(LLVMGetTarget(m));
   LLVMDisposeModule(m);
+  reading_input_end();
   context_dispose(ctx);
   return triple;
 }
@@ -239,8 +241,10 @@ int split_main(int argc, char **argv) {
   } else if (file.size >= 4 && !memcmp(file.data, "\177ELF", 4)) {
     const uint8_t *section;
     size_t section_size;
-    if (elf_offloading_section(file.data, file.size, &section, &section_size, &why))
-      fatal(c.input, "%s", why);
+    reading_input_begin(c.input, "object");
+    int unreadable = elf_offloading_section(file.data, file.size, &section, &section_size, &why);
+    reading_input_end();
+    if (unreadable) fatal(c.input, "%s", why);
     if (!section) fatal(c.input, "no %s section: not a fat object", offloading_section);
     if (offload_binary_parse(section, section_size, &entries, &count, &why))
       fatal(c.input, "%s: %s", offloading_section, why);

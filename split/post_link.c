@@ -166,7 +166,10 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
       in->size ? (const char *)in->data : "", in->size, name);
   LLVMModuleRef m;
   char *msg = NULL;
-  if (LLVMParseIRInContext(ctx, buf, &m, &msg)) { // takes the buffer over
+  reading_input_begin(name, is_llvm_bitcode(in->data, in->size) ? "bitcode" : "IR");
+  LLVMBool unreadable = LLVMParseIRInContext(ctx, buf, &m, &msg); // takes the buffer over
+  reading_input_end();
+  if (unreadable) {
     char *why = xstrdup(msg ? msg : "unreadable module");
     LLVMDisposeMessage(msg);
     fatal(name, "%s", why);

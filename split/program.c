@@ -370,7 +370,10 @@ static void facts_one(void *arg, size_t i) {
   }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
-  if (module_parse(ctx, in->data, in->size, in->origin, false, &m, &job->errors[i]) == 0) {
+  reading_input_begin(in->origin, "bitcode");
+  int unreadable = module_parse(ctx, in->data, in->size, in->origin, false, &m, &job->errors[i]);
+  reading_input_end();
+  if (!unreadable) {
     read_facts(m, &job->modules[i]);
     if (job->cache) store_facts(job->cache, key, &job->modules[i]);
     LLVMDisposeModule(m);
@@ -477,7 +480,10 @@ static void regroup_one(void *arg, size_t t) {
   const InputImage *in = &job->inputs->items[m];
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
-  if (module_parse(ctx, in->data, in->size, in->origin, false, &mod, &job->errors[t]) == 0) {
+  reading_input_begin(in->origin, "bitcode");
+  int unreadable = module_parse(ctx, in->data, in->size, in->origin, false, &mod, &job->errors[t]);
+  reading_input_end();
+  if (!unreadable) {
     mark_reached_aspects(job->p, m, mod, false);
     split_module(mod, &job->options, &job->results[t], &job->errors[t]); // consumes MOD
   }
@@ -511,7 +517,10 @@ static int merge_set_images(const InputSet *inputs, const size_t *list, size_t c
     const InputImage *in = &inputs->items[list[k]];
     LLVMModuleRef m;
     char *why;
-    if (module_parse(ctx, in->data, in->size, in->origin, false, &m, &why)) {
+    reading_input_begin(in->origin, "bitcode");
+    int unreadable = module_parse(ctx, in->data, in->size, in->origin, false, &m, &why);
+    reading_input_end();
+    if (unreadable) {
       error(in->origin, "%s", why);
       free(why);
       status = -1;

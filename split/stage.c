@@ -11,7 +11,9 @@ int split_bitcode(const uint8_t *data, size_t size, const char *name, const Spli
   *already_split = false;
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
+  reading_input_begin(name, "bitcode");
   int status = module_parse(ctx, data, size, name, false, &m, errmsg);
+  reading_input_end();
   if (status == 0 && module_is_split(m)) {
     *already_split = true;
     LLVMDisposeModule(m);

@@ -135,7 +135,10 @@ static bool object_has_device_code(const char *origin, const uint8_t *data, size
   const uint8_t *section;
   size_t section_size;
   char *why;
-  if (elf_offloading_section(data, size, &section, &section_size, &why)) {
+  reading_input_begin(origin, "object");
+  int unreadable = elf_offloading_section(data, size, &section, &section_size, &why);
+  reading_input_end();
+  if (unreadable) {
     error(origin, "%s", why);
     free(why);
     return false;

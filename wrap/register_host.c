@@ -219,13 +219,16 @@ int register_host_bitcode(const uint8_t *data, size_t size, const char *name, Bu
   *out = (Buffer){0};
   *registered = 0;
   bool thin = false;
+  reading_input_begin(name, "bitcode");
   if (!is_llvm_bitcode(data, size) || bridge_bitcode_is_thinlto(data, size, &thin)) {
+    reading_input_end();
     *errmsg = xstrdup("not an LLVM bitcode file");
     return -1;
   }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   int rc = module_parse(ctx, data, size, name, false, &m, errmsg);
+  reading_input_end();
   if (!rc) rc = register_host_objects(m, registered, errmsg);
   if (!rc && !*registered) {
     buffer_append(out, data, size); // unchanged, to the byte
@@ -249,6 +252,7 @@ int host_bitcode_offloading(const uint8_t *data, size_t size, const char *name, 
                             char **errmsg) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
+  reading_input_begin(name, "bitcode"); // a lazy read: until the module is gone
   int rc = module_parse(ctx, data, size, name, true, &m, errmsg);
   for (LLVMValueRef g = rc ? NULL : LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     const char *section = LLVMGetSection(g);
@@ -264,6 +268,7 @@ int host_bitcode_offloading(const uint8_t *data, size_t size, const char *name, 
     buffer_append(out, bytes, len);
   }
   if (m) LLVMDisposeModule(m);
+  reading_input_end();
   context_dispose(ctx);
   return rc;
 }
