@@ -74,28 +74,32 @@ def main():
         sig = getattr(signal, "SIG" + sig_name)
         for fraction in fractions.split(","):
             moment = "SIG%s at %s" % (sig_name, fraction)
-            # On a loaded machine a link may end sooner than the timed one did: the moment
-            # is tried again, earlier, up to three times.
+            # On a loaded machine a link may end sooner than the timed one did, even between
+            # the check that it still runs and the signal: the moment is tried again,
+            # earlier, up to three times.
+            outcome = None
             for attempt in range(3):
                 p = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, preexec_fn=default_signals)
                 time.sleep(duration * float(fraction) / 2 ** attempt)
                 if p.poll() is None:
-                    break
+                    p.send_signal(sig)  # a no-op if it has ended since the poll
+                    try:
+                        p.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+                        outcome = "still running 30 s after the signal"
+                        break
+                    if p.returncode != 0:
+                        break
+                outcome = "finished before the signal (exit status %d)" % p.returncode
                 for f in leftovers(output, tmpdir):
                     path = os.path.join(tmpdir, f[7:]) if f.startswith("TMPDIR/") else \
                         os.path.join(os.path.dirname(os.path.abspath(output)), f)
                     if os.path.isfile(path):
                         os.unlink(path)
-            if p.poll() is not None:
-                print("%s: finished before the signal (exit status %d)" % (moment, p.returncode))
-                continue
-            p.send_signal(sig)
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                print("%s: still running 30 s after the signal" % moment)
+            if outcome and p.returncode != -sig:
+                print("%s: %s" % (moment, outcome))
                 continue
             if p.returncode != -sig:
                 print("%s: exit status %d, not killed by the signal" % (moment, p.returncode))
