@@ -407,9 +407,27 @@ static bool is_device_global_declaration(LLVMValueRef gv) {
   return name && strstr(name, "device_global");
 }
 
+// The bfloat16 conversion functions of DPC++'s device library (__devicelib_ConvertFToBF16INTEL,
+// __devicelib_ConvertBF16ToFINTEL, each also with Vec1, Vec2, Vec3, Vec4, Vec8 or Vec16): the
+// runtime links a native or fallback bfloat16 library image for them by SYCL/imported symbols.
+static bool is_bf16_devicelib_declaration(LLVMValueRef f) {
+  if (!LLVMIsDeclaration(f)) return false;
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  const char *rest = NULL;
+  if (!strncmp(name, "__devicelib_ConvertFToBF16INTEL", 31)) rest = name + 31;
+  else if (!strncmp(name, "__devicelib_ConvertBF16ToFINTEL", 31)) rest = name + 31;
+  if (!rest) return false;
+  static const char *const suffixes[] = {"", "Vec1", "Vec2", "Vec3", "Vec4", "Vec8", "Vec16"};
+  for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
+    if (!strcmp(rest, suffixes[i])) return true;
+  return false;
+}
+
 // sycl-post-link's symbol tables: -emit-exported-symbols lists the entry points that are
-// spir_func functions, not virtual ones, in entry-point order; -emit-imported-symbols (with
-// -allow-device-image-dependencies) the used declarations intel could import, in module order.
+// spir_func functions, not virtual ones, in entry-point order; -emit-imported-symbols the used
+// bfloat16 device library declarations and (with -allow-device-image-dependencies) the used
+// declarations intel could import, in module order.
 static void post_link_symbol_properties(LLVMModuleRef m, const PropertyInputs *in,
                                         PropertySets *out) {
   for (size_t i = 0; in->emit_exported && in->entry_points && i < in->entry_points->count; i++) {
@@ -418,9 +436,11 @@ static void post_link_symbol_properties(LLVMModuleRef m, const PropertyInputs *i
     if (has_function_attribute(f, "indirectly-callable")) continue;
     propsets_add_u32(out, "SYCL/exported symbols", in->entry_points->items[i], 1);
   }
-  if (!in->emit_imported || !in->allow_dependencies) return;
+  if (!in->emit_imported) return;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (is_importable_declaration(f, false) && LLVMGetFirstUse(f)) {
+    if ((is_bf16_devicelib_declaration(f) ||
+         (in->allow_dependencies && is_importable_declaration(f, false))) &&
+        LLVMGetFirstUse(f)) {
       char *name = value_name(f);
       propsets_add_u32(out, "SYCL/imported symbols", name, 1);
       free(name);
