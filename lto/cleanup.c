@@ -274,7 +274,8 @@ static void on_fatal_signal(int sig) {
     if (fatal_signals[i].sig == sig) name = fatal_signals[i].name;
   char message[2048];
   size_t n = 0, cap = sizeof message - 1;
-  append_text(message, &n, cap, TOOL_NAME ": error: ");
+  append_text(message, &n, cap, tool_name);
+  append_text(message, &n, cap, ": error: ");
   if (origin) {
     const char *parts[] = {
         origin, ": malformed ", kind, ": LLVM's ", kind, " reader crashed on it (", name, ")"};

@@ -56,6 +56,7 @@ static int run(int argc, char **argv) {
     return linker_wrapper_main(argc, argv);
   }
   if (strstr(self, "sycl-post-link")) {
+    tool_name = "sycl-post-link";
     set_crash_stage("post-link");
     return post_link_main(argc, argv);
   }

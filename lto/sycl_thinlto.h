@@ -13,6 +13,9 @@
 #include <uv.h>
 
 #define TOOL_NAME "sycl-thinlto"
+// The name messages begin with: TOOL_NAME, or "sycl-post-link" when run under that name
+// (intel's tool's tests and users read its messages so).
+extern const char *tool_name;
 #define SPIRV_TRIPLE "spirv64-unknown-unknown"
 
 #ifdef __cplusplus
@@ -47,6 +50,7 @@ __attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...)
 extern void (*fatal_hook)(void);
 void warning(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
+void inform(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3))); // always
 int error_count(void);
 // Exits 1 if any error was recorded; called by the driver after each stage.
 void exit_on_errors(void);

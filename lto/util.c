@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 bool verbose;
+const char *tool_name = TOOL_NAME;
 
 // Errors may be recorded by worker threads; the count and stderr are shared.
 static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -28,9 +29,9 @@ static int errors;
 static void vreport(const char *kind, const char *what, const char *fmt, va_list ap) {
   pthread_mutex_lock(&diag_lock);
   if (what)
-    fprintf(stderr, "%s: %s: %s: ", TOOL_NAME, kind, what);
+    fprintf(stderr, "%s: %s: %s: ", tool_name, kind, what);
   else
-    fprintf(stderr, "%s: %s: ", TOOL_NAME, kind);
+    fprintf(stderr, "%s: %s: ", tool_name, kind);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   pthread_mutex_unlock(&diag_lock);
@@ -50,6 +51,13 @@ void warning(const char *what, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vreport("warning", what, fmt, ap);
+  va_end(ap);
+}
+
+void inform(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("note", what, fmt, ap);
   va_end(ap);
 }
 
@@ -104,7 +112,7 @@ void exit_on_errors(void) {
 __attribute__((noreturn)) void die_at(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s: internal error at %s:%d: ", TOOL_NAME, file, line);
+  fprintf(stderr, "%s: internal error at %s:%d: ", tool_name, file, line);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
