@@ -191,6 +191,8 @@ Buffer module_write(LLVMModuleRef m);
 // Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed
 // (malloc'd).
 char *run_passes(LLVMModuleRef m, const char *passes);
+// The same for one function's pipeline (opt's -passes syntax, function passes) on F alone.
+char *run_function_passes(LLVMValueRef f, const char *passes);
 // Every function, then every global variable, of M: the definitions and declarations that
 // symbol tables, completion and checks walk (aliases and ifuncs are not included).
 LLVMValueRef first_global_object(LLVMModuleRef m);
