@@ -73,8 +73,8 @@ static void split_key(const InputImage *in, const SplitOptions *o, char key[CACH
   CacheHasher h;
   cache_hash_init(&h);
   cache_hash_tool(&h, "split v6");
-  char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies,
-                         o->aot, o->canonical_triple);
+  char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
+                         o->canonical_triple);
   cache_hash_string(&h, options);
   free(options);
   for (size_t i = 0; i < o->aot_aspects.count; i++)
