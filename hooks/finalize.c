@@ -21,8 +21,45 @@ static void internalize(LLVMValueRef gv, const StrMap *entry_points) {
 // folds what that exposes. It is all the post-link optimization a thin image gets (the libLTO
 // backends only import, at -O0): the inputs arrive optimized by their compile jobs, and
 // re-running the whole O2 pipeline on every image cost most of the link (bench/RESULTS.md).
-static const char light_pipeline[] = "cgscc(inline),function(sroa,early-cse,instcombine,"
-                                     "simplifycfg),globaldce,strip-dead-prototypes";
+// The folding runs only on the functions the inliner may have changed: the others arrive as
+// their compile jobs optimized them, and folding them again cost the link more than the
+// inlining (bench/RESULTS.md, issue 18).
+static const char inline_pass[] = "cgscc(inline)";
+static const char fold_passes[] = "sroa,early-cse,instcombine,simplifycfg";
+static const char cleanup_passes[] = "globaldce,strip-dead-prototypes";
+
+// Whether the inliner may change F: it calls a definition of this module not marked noinline.
+static bool may_inline_into(LLVMValueRef f, unsigned noinline) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (callee && LLVMIsAFunction(callee) && !LLVMIsDeclaration(callee) &&
+          !LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, noinline))
+        return true;
+    }
+  return false;
+}
+
+// Inlining, folding where something may have been inlined, then what is dead goes. The
+// functions are found again by name: the inliner deletes a local callee it inlined everywhere.
+static char *run_light_pipeline(LLVMModuleRef m) {
+  unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+  StringList changed = {0};
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (len && !LLVMIsDeclaration(f) && may_inline_into(f, noinline))
+      strlist_push(&changed, xstrndup(name, len));
+  }
+  char *why = changed.count ? run_passes(m, inline_pass) : NULL;
+  for (size_t i = 0; i < changed.count && !why; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, changed.items[i]);
+    if (f && !LLVMIsDeclaration(f)) why = run_function_passes(f, fold_passes);
+  }
+  strlist_free(&changed);
+  return why ? why : run_passes(m, cleanup_passes);
+}
 
 int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg) {
   StrMap keep = {0}; // an image of many entry points is not searched once per global
@@ -31,7 +68,7 @@ int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_lev
   for (LLVMValueRef gv = first_global_object(m); gv; gv = next_global_object(gv))
     internalize(gv, &keep);
   strmap_free(&keep);
-  char *why = run_passes(m, opt_level > 0 ? light_pipeline : "globaldce,strip-dead-prototypes");
+  char *why = opt_level > 0 ? run_light_pipeline(m) : run_passes(m, cleanup_passes);
   if (why) {
     *errmsg = format("cannot finalize the image: %s", why);
     free(why);

@@ -312,7 +312,8 @@ static int run_link(LinkOptions *o) {
   // Full LTO splits once, after linking, instead.
   o->split.allow_dependencies = o->allow_dependencies;
   o->split.cache = cachep;
-  o->split.facts = true; // read while each image is in memory, for the facts stage
+  o->split.facts = true;            // read while each image is in memory, for the facts stage
+  o->split.canonical_triple = true; // what prepare would set: most images skip it (prepare.c)
   size_t files_read = inputs.num_files;
   if (!o->full_lto && (o->split.mode != SPLIT_NONE || o->split.aot))
     STAGE("split", split_inputs(&inputs, &o->split, o->jobs));

@@ -78,6 +78,17 @@ char *run_passes(LLVMModuleRef m, const char *passes) {
   return copy;
 }
 
+char *run_function_passes(LLVMValueRef f, const char *passes) {
+  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPassesOnFunction(f, passes, NULL, options);
+  LLVMDisposePassBuilderOptions(options);
+  if (!err) return NULL;
+  char *why = LLVMGetErrorMessage(err);
+  char *copy = xstrdup(why);
+  LLVMDisposeErrorMessage(why);
+  return copy;
+}
+
 bool is_internalizable(LLVMValueRef gv) {
   if (LLVMIsDeclaration(gv)) return false;
   LLVMLinkage l = LLVMGetLinkage(gv);

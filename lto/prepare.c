@@ -9,6 +9,12 @@ static const char spirv64_datalayout[] =
     "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:"
     "64-G1";
 
+void set_canonical_triple(LLVMModuleRef m) {
+  if (!strcmp(LLVMGetTarget(m), SPIRV_TRIPLE)) return;
+  LLVMSetTarget(m, SPIRV_TRIPLE);
+  LLVMSetDataLayout(m, spirv64_datalayout);
+}
+
 static void drop_overridden(LLVMValueRef gv, const LinkModule *self, const Resolution *r) {
   if (LLVMIsDeclaration(gv)) return;
   LLVMLinkage l = LLVMGetLinkage(gv);
@@ -60,13 +66,24 @@ static void mark_entry_aspects(LLVMModuleRef mod, const StringList *entries) {
   }
 }
 
+// Whether some definition of M lost to one elsewhere: drop_overridden would change M.
+static bool loses_definitions(const LinkModule *m, const Resolution *r) {
+  for (size_t i = 0; i < m->num_symbols && !m->dummy; i++) {
+    const ModuleSymbol *sym = &m->symbols[i];
+    if (sym->def != DEF_STRONG && sym->def != DEF_WEAK) continue; // the linkages it drops
+    const LinkModule *winner = strmap_get(&r->prevailing, sym->name);
+    if (winner && winner != m) return true;
+  }
+  return false;
+}
+
 // The prepared bitcode depends on the input's bytes and on which of its definitions lost
 // (drop_overridden decides from the same resolution).
 static void prepare_key(const LinkModule *m, const Resolution *r, const StringList *aspects,
                         char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "prepare v4");
+  cache_hash_tool(&h, "prepare v5");
   for (size_t i = 0; i < aspects->count; i++) // facts of other units: an input of this module
     cache_hash_string(&h, aspects->items[i]);
   cache_hash_string(&h, m->content_key); // the bitcode's hash, taken by resolve_symbols
@@ -87,6 +104,17 @@ static void prepare_one(void *arg, size_t i) {
   LinkModule *m = &r->modules[i];
   StringList aspects = {0};
   entry_aspects(m, job->program, &aspects);
+  // An image the link's split wrote is parsed and written again only to change it: most have
+  // nothing to drop, mark or make noinline, and go to libLTO as the split wrote them.
+  if (m->input->link_ready && !aspects.count && !loses_definitions(m, r) &&
+      (m->dummy || !m->virtual_functions.count)) {
+    m->passed_on = true;
+    m->prepared.size = m->input->size;
+    m->prepared.data = xmalloc(m->input->size);
+    memcpy(m->prepared.data, m->input->data, m->input->size);
+    strlist_free(&aspects);
+    return;
+  }
   char key[CACHE_KEY_SIZE];
   if (cache) {
     prepare_key(m, r, &aspects, key);
@@ -109,10 +137,7 @@ static void prepare_one(void *arg, size_t i) {
   }
   mark_entry_aspects(mod, &aspects);
   strlist_free(&aspects);
-  if (strcmp(LLVMGetTarget(mod), SPIRV_TRIPLE)) {
-    LLVMSetTarget(mod, SPIRV_TRIPLE);
-    LLVMSetDataLayout(mod, spirv64_datalayout);
-  }
+  set_canonical_triple(mod);
   LLVMSetModuleIdentifier(mod, m->id, strlen(m->id));
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
     if (!m->dummy) drop_overridden(f, m, r); // the real set prevails: a dummy keeps its own
@@ -141,8 +166,13 @@ static void prepare_one(void *arg, size_t i) {
 void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache, int jobs) {
   PrepareJob job = {r, program, cache};
   parallel_for(r->num_modules, jobs, prepare_one, &job);
-  for (size_t i = 0; i < r->num_modules; i++)
+  size_t passed_on = 0;
+  for (size_t i = 0; i < r->num_modules; i++) {
+    passed_on += r->modules[i].passed_on;
     if (r->modules[i].prepare_error)
       error(r->modules[i].input->origin, "%s", r->modules[i].prepare_error);
+  }
+  note("prepare: %zu of %zu module(s) passed on as the split wrote them", passed_on,
+       r->num_modules);
   exit_on_errors();
 }

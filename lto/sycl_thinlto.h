@@ -209,6 +209,8 @@ Buffer module_write(LLVMModuleRef m);
 // Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed
 // (malloc'd).
 char *run_passes(LLVMModuleRef m, const char *passes);
+// The same for one function's pipeline (opt's -passes syntax, function passes) on F alone.
+char *run_function_passes(LLVMValueRef f, const char *passes);
 // Every function, then every global variable, of M: the definitions and declarations that
 // symbol tables, completion and checks walk (aliases and ifuncs are not included).
 LLVMValueRef first_global_object(LLVMModuleRef m);
@@ -366,6 +368,10 @@ typedef struct {
   // serialized facts, living as long as the image's bytes.
   const uint8_t *facts;
   size_t facts_size;
+  // Written by the link's split (split/stage.c): the canonical triple and data layout, and a
+  // ThinLTO summary with the module hash. Prepare passes such an image on unchanged when it
+  // has nothing to drop or mark (lto/prepare.c).
+  bool link_ready;
 } InputImage;
 
 typedef struct {
@@ -451,6 +457,7 @@ typedef struct LinkModule {
   bool emit;                 // produces an output image
   Buffer prepared;           // bitcode with a ThinLTO summary, ready for libLTO
   char *prepare_error;       // set by a worker in the prepare stage
+  bool passed_on;            // prepared is the split's bitcode as it was (prepare.c)
   // Seed 002: an image without kernels holding an outlined "indirectly-callable" set (or the
   // set's dummy) is emitted with the set's functions as entry points; no other image gets
   // their definitions. A dummy resolves nothing, is no import source, skips libLTO.
@@ -487,6 +494,8 @@ void resolution_free(Resolution *r);
 struct ProgramFacts;
 void prepare_modules(Resolution *r, const struct ProgramFacts *program, const Cache *cache,
                      int jobs);
+// The triple libLTO links (SPIRV_TRIPLE) and its data layout, unless M has it already.
+void set_canonical_triple(LLVMModuleRef m);
 
 // bridge.cpp: llvm-c cannot build or write a ThinLTO module summary.
 // Writes M as bitcode with a summary into *out (malloc'd). 0, or -1 with *errmsg.
@@ -820,6 +829,7 @@ typedef struct {
   SplitEmit emit;          // NULL: images are written as bitcode
   void *emit_arg;
   bool facts; // each image also gets its whole-program facts (module_facts), for the link
+  bool canonical_triple; // the link's split: images get set_canonical_triple (link_ready)
 } SplitOptions;
 
 // How split images are marked; properties/ (issue 4) reads the same marks.

@@ -31,13 +31,16 @@ int spirv_fix_null_integers(Buffer *spirv, char **errmsg) {
   }
   IntType *ints = NULL;
   size_t num_ints = 0;
-  Buffer out = {0};
-  buffer_append(&out, in, 5 * 4);
+  // Written in place: an OpConstantNull (3 words) grows by at most 2, so the output is at most
+  // 5/3 of the input; appending instruction by instruction reallocated the image each time.
+  uint32_t *words_out = xmalloc((n * 5 / 3 + 5) * 4);
+  size_t size = 5;
+  memcpy(words_out, in, 5 * 4);
   for (size_t i = 5; i < n;) {
     uint32_t count = in[i] >> 16, opcode = in[i] & 0xffff;
     if (count == 0 || i + count > n) {
       free(ints);
-      free(out.data);
+      free(words_out);
       *errmsg = format("malformed SPIR-V instruction at word %zu", i);
       return -1;
     }
@@ -50,14 +53,17 @@ int spirv_fix_null_integers(Buffer *spirv, char **errmsg) {
     if (bytes) {
       uint32_t words = bytes > 4 ? 2 : 1;
       uint32_t constant[5] = {((3 + words) << 16) | OP_CONSTANT, in[i + 1], in[i + 2], 0, 0};
-      buffer_append(&out, constant, (3 + words) * 4);
+      memcpy(words_out + size, constant, (3 + words) * 4);
+      size += 3 + words;
     } else {
-      buffer_append(&out, in + i, count * 4);
+      memcpy(words_out + size, in + i, count * 4);
+      size += count;
     }
     i += count;
   }
   free(ints);
   free(spirv->data);
-  *spirv = out;
+  spirv->data = xrealloc(words_out, size * 4);
+  spirv->size = size * 4;
   return 0;
 }

@@ -18,6 +18,7 @@ int split_bitcode(const uint8_t *data, size_t size, const char *name, const Spli
     *already_split = true;
     LLVMDisposeModule(m);
   } else if (status == 0) {
+    if (o->canonical_triple) set_canonical_triple(m);
     status = split_module(m, o, out, errmsg);
   }
   context_dispose(ctx);
@@ -73,8 +74,9 @@ typedef struct {
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v5");
-  char *options = format("mode=%d deps=%d aot=%d", o->mode, o->allow_dependencies, o->aot);
+  cache_hash_tool(&h, "split v6");
+  char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
+                         o->canonical_triple);
   cache_hash_string(&h, options);
   free(options);
   for (size_t i = 0; i < o->aot_aspects.count; i++)
@@ -213,6 +215,7 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
       SplitImage *image = &job->result.images[k];
       InputImage out = input_image_derive(in); // messages name the file the image came from
       split_image_keys(image, o->mode, in->keys, in->num_keys, &out.keys, &out.num_keys);
+      out.link_ready = o->canonical_triple;
       out.data = image->bitcode.data;
       out.size = image->bitcode.size;
       out.facts = image->facts.data;

@@ -1,0 +1,15 @@
+; A unit in spir64's triple with a weak definition that prep_strong.ll overrides: prepare
+; must rewrite this image (drop the weak body), and the split gives it the canonical triple.
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spir64-unknown-unknown"
+
+define weak spir_func i32 @maybe_weak(i32 %x) {
+  %r = sub i32 0, %x
+  ret i32 %r
+}
+
+define spir_kernel void @_ZTS5KWeak(ptr addrspace(1) %out) {
+  %v = call spir_func i32 @maybe_weak(i32 3)
+  store i32 %v, ptr addrspace(1) %out
+  ret void
+}
