@@ -67,10 +67,8 @@ Buffer module_write(LLVMModuleRef m) {
   return out;
 }
 
-char *run_passes(LLVMModuleRef m, const char *passes) {
-  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(m, passes, NULL, options);
-  LLVMDisposePassBuilderOptions(options);
+// NULL for success, or the error's message (malloc'd); consumes ERR.
+static char *error_text(LLVMErrorRef err) {
   if (!err) return NULL;
   char *why = LLVMGetErrorMessage(err);
   char *copy = xstrdup(why);
@@ -78,15 +76,31 @@ char *run_passes(LLVMModuleRef m, const char *passes) {
   return copy;
 }
 
+char *run_passes(LLVMModuleRef m, const char *passes) {
+  LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(m, passes, NULL, options);
+  LLVMDisposePassBuilderOptions(options);
+  return error_text(err);
+}
+
 char *run_function_passes(LLVMValueRef f, const char *passes) {
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPassesOnFunction(f, passes, NULL, options);
   LLVMDisposePassBuilderOptions(options);
-  if (!err) return NULL;
-  char *why = LLVMGetErrorMessage(err);
-  char *copy = xstrdup(why);
-  LLVMDisposeErrorMessage(why);
-  return copy;
+  return error_text(err);
+}
+
+LLVMValueRef global_metadata_node(LLVMValueRef gv, const char *name) {
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(gv));
+  unsigned kind = LLVMGetMDKindIDInContext(ctx, name, (unsigned)strlen(name));
+  size_t count;
+  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(gv, &count);
+  LLVMValueRef node = NULL;
+  for (size_t i = 0; i < count && !node; i++)
+    if (LLVMValueMetadataEntriesGetKind(entries, (unsigned)i) == kind)
+      node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, (unsigned)i));
+  if (entries) LLVMDisposeValueMetadataEntries(entries);
+  return node;
 }
 
 bool is_internalizable(LLVMValueRef gv) {

@@ -211,6 +211,9 @@ Buffer module_write(LLVMModuleRef m);
 char *run_passes(LLVMModuleRef m, const char *passes);
 // The same for one function's pipeline (opt's -passes syntax, function passes) on F alone.
 char *run_function_passes(LLVMValueRef f, const char *passes);
+// The metadata node NAME attached to global object GV, as a value (operands readable), or
+// NULL when it has none.
+LLVMValueRef global_metadata_node(LLVMValueRef gv, const char *name);
 // Every function, then every global variable, of M: the definitions and declarations that
 // symbol tables, completion and checks walk (aliases and ifuncs are not included).
 LLVMValueRef first_global_object(LLVMModuleRef m);

@@ -73,20 +73,11 @@ static char *global_attribute(LLVMValueRef gv, const char *kind) {
 // The operands of metadata node KIND attached to function F (as values: integers come back
 // as ConstantInt, nested nodes as metadata values). NULL when F has none; *count set.
 static LLVMValueRef *function_metadata(LLVMValueRef f, const char *kind, unsigned *count) {
-  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
-  unsigned kind_id = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind));
-  size_t n;
-  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &n);
-  LLVMValueRef *ops = NULL;
-  for (size_t i = 0; i < n && !ops; i++) {
-    if (LLVMValueMetadataEntriesGetKind(entries, (unsigned)i) != kind_id) continue;
-    LLVMValueRef node =
-        LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, (unsigned)i));
-    *count = LLVMGetMDNodeNumOperands(node);
-    ops = xcalloc(*count + 1, sizeof *ops);
-    LLVMGetMDNodeOperands(node, ops);
-  }
-  if (entries) LLVMDisposeValueMetadataEntries(entries);
+  LLVMValueRef node = global_metadata_node(f, kind);
+  if (!node) return NULL;
+  *count = LLVMGetMDNodeNumOperands(node);
+  LLVMValueRef *ops = xcalloc(*count + 1, sizeof *ops);
+  LLVMGetMDNodeOperands(node, ops);
   return ops;
 }
 

@@ -178,24 +178,11 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
   return m;
 }
 
-// Whether F carries function metadata NAME.
-static bool has_metadata(LLVMValueRef f, const char *name) {
-  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
-  unsigned kind = LLVMGetMDKindIDInContext(ctx, name, (unsigned)strlen(name));
-  size_t count;
-  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
-  bool found = false;
-  for (size_t i = 0; i < count && !found; i++)
-    found = LLVMValueMetadataEntriesGetKind(entries, (unsigned)i) == kind;
-  if (entries) LLVMDisposeValueMetadataEntries(entries);
-  return found;
-}
-
 // ESIMD functions carry !sycl_explicit_simd; without any, -split-esimd and -lower-esimd have
 // nothing to do.
 static bool has_esimd_code(LLVMModuleRef m) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (has_metadata(f, "sycl_explicit_simd")) return true;
+    if (global_metadata_node(f, "sycl_explicit_simd")) return true;
   return false;
 }
 
@@ -424,7 +411,7 @@ static bool wants_dummy(LLVMModuleRef m) {
   bool virtual_function = false, aspects = false;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     virtual_function |= has_attribute(f, "indirectly-callable");
-    aspects |= has_metadata(f, "sycl_used_aspects");
+    aspects |= global_metadata_node(f, "sycl_used_aspects") != NULL;
   }
   return virtual_function && aspects;
 }

@@ -339,20 +339,6 @@ static void append_number(Buffer *key, unsigned long long v) {
   free(s);
 }
 
-// The operands of metadata KIND on F as a value (operands readable), or NULL.
-static LLVMValueRef function_metadata_node(LLVMValueRef f, const char *name) {
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(f));
-  unsigned kind = LLVMGetMDKindIDInContext(ctx, name, strlen(name));
-  size_t count;
-  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
-  LLVMValueRef node = NULL;
-  for (size_t i = 0; i < count && !node; i++)
-    if (LLVMValueMetadataEntriesGetKind(entries, i) == kind)
-      node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, i));
-  if (entries) LLVMDisposeValueMetadataEntries(entries);
-  return node;
-}
-
 static LLVMValueRef *node_operands(LLVMValueRef node, unsigned *n) {
   *n = node ? LLVMGetMDNodeNumOperands(node) : 0;
   LLVMValueRef *ops = xcalloc(*n + 1, sizeof(LLVMValueRef));
@@ -364,7 +350,7 @@ static LLVMValueRef *node_operands(LLVMValueRef node, unsigned *n) {
 // (sycl_joint_matrix, ...).
 static void append_metadata_list(Buffer *key, LLVMValueRef f, const char *name) {
   unsigned n;
-  LLVMValueRef *ops = node_operands(function_metadata_node(f, name), &n);
+  LLVMValueRef *ops = node_operands(global_metadata_node(f, name), &n);
   for (unsigned i = 0; i < n; i++) {
     if (ops[i] && LLVMIsAConstantInt(ops[i])) {
       append_number(key, LLVMConstIntGetZExtValue(ops[i]));
@@ -388,7 +374,7 @@ static int compare_numbers(const void *a, const void *b) {
 // is !{!"name", i32 value} or a bare value.
 static void append_aspects(Buffer *key, LLVMValueRef f) {
   unsigned n;
-  LLVMValueRef *ops = node_operands(function_metadata_node(f, "sycl_used_aspects"), &n);
+  LLVMValueRef *ops = node_operands(global_metadata_node(f, "sycl_used_aspects"), &n);
   unsigned long long *values = xcalloc(n + 1, sizeof *values);
   size_t count = 0;
   for (unsigned i = 0; i < n; i++) {

@@ -32,24 +32,9 @@ static LLVMContextRef context_of(LLVMValueRef v) {
   return LLVMGetTypeContext(LLVMTypeOf(v));
 }
 
-// The sycl_used_aspects node of F as a value (operands readable), or NULL.
-static LLVMValueRef used_aspects_node(LLVMValueRef f) {
-  LLVMContextRef ctx = context_of(f);
-  unsigned kind =
-      LLVMGetMDKindIDInContext(ctx, used_aspects_metadata, strlen(used_aspects_metadata));
-  size_t count;
-  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
-  LLVMValueRef node = NULL;
-  for (size_t i = 0; i < count && !node; i++)
-    if (LLVMValueMetadataEntriesGetKind(entries, i) == kind)
-      node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, i));
-  if (entries) LLVMDisposeValueMetadataEntries(entries);
-  return node;
-}
-
 // Each operand is !{!"name", i32 value} (current DPC++) or a bare i32 value (older).
 static void read_used_aspects(LLVMValueRef f, StringList *aspects) {
-  LLVMValueRef node = used_aspects_node(f);
+  LLVMValueRef node = global_metadata_node(f, used_aspects_metadata);
   if (!node) return;
   unsigned n = LLVMGetMDNodeNumOperands(node);
   LLVMValueRef *ops = xcalloc(n ? n : 1, sizeof(LLVMValueRef));
@@ -107,7 +92,7 @@ void add_used_aspects(LLVMValueRef f, const StringList *aspects) {
   StringList have = {0};
   read_used_aspects(f, &have);
   LLVMContextRef ctx = context_of(f);
-  LLVMValueRef old = used_aspects_node(f);
+  LLVMValueRef old = global_metadata_node(f, used_aspects_metadata);
   unsigned n = old ? LLVMGetMDNodeNumOperands(old) : 0;
   LLVMMetadataRef *ops = xcalloc(n + aspects->count + 1, sizeof(LLVMMetadataRef));
   LLVMValueRef *old_ops = xcalloc(n + 1, sizeof(LLVMValueRef));

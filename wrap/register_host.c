@@ -31,22 +31,11 @@ static char *attribute_text(LLVMValueRef var, const char *name) {
   return bridge_global_attribute(var, name, &value, &len) ? xstrndup(value, len) : NULL;
 }
 
-static bool has_metadata(LLVMValueRef var, unsigned kind) {
-  size_t count = 0;
-  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(var, &count);
-  bool found = false;
-  for (size_t i = 0; i < count && !found; i++)
-    found = LLVMValueMetadataEntriesGetKind(entries, (unsigned)i) == kind;
-  if (entries) LLVMDisposeValueMetadataEntries(entries);
-  return found;
-}
-
 // The definitions this module registers: a declaration or an available_externally copy is
 // registered by the module that defines it. Works on IR symbols, so an anonymous-namespace
 // variable (internal, _ZN12_GLOBAL__N_1...) and a global one of the same source name are two
 // variables here, whatever shadows what in the source.
-static int collect_unique_objects(LLVMModuleRef m, unsigned registered_kind, UniqueObjects *out,
-                                  char **errmsg) {
+static int collect_unique_objects(LLVMModuleRef m, UniqueObjects *out, char **errmsg) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     if (LLVMIsDeclaration(g) || LLVMGetLinkage(g) == LLVMAvailableExternallyLinkage) continue;
     char *id = attribute_text(g, "sycl-unique-id");
@@ -65,7 +54,7 @@ static int collect_unique_objects(LLVMModuleRef m, unsigned registered_kind, Uni
       free(kind);
       return -1;
     }
-    if (has_metadata(g, registered_kind)) { // registered by an earlier run
+    if (global_metadata_node(g, HOST_REGISTERED_METADATA)) { // registered by an earlier run
       free(id);
       free(kind);
       continue;
@@ -191,7 +180,7 @@ int register_host_objects(LLVMModuleRef m, size_t *registered, char **errmsg) {
   unsigned registered_kind =
       LLVMGetMDKindIDInContext(ctx, HOST_REGISTERED_METADATA, strlen(HOST_REGISTERED_METADATA));
   UniqueObjects objects = {0};
-  int rc = collect_unique_objects(m, registered_kind, &objects, errmsg);
+  int rc = collect_unique_objects(m, &objects, errmsg);
   *registered = 0;
   if (!rc && objects.count) {
     LLVMTypeRef callee_type;
