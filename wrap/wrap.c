@@ -356,6 +356,19 @@ int read_images_to_wrap(const StringList *files, OffloadEntry **images, Property
         free(entries[i].strings);
         continue;
       }
+      // Unlinked device code (what 'clang++ -fsycl -c' packs) is no image the runtime can
+      // build: the wrapped program would fail only when it runs.
+      if (entries[i].image_kind == IMG_BITCODE ||
+          is_llvm_bitcode(entries[i].image, entries[i].image_size)) {
+        error(path,
+              "image %zu is LLVM bitcode, not a linked device image: link it with 'sycl-thinlto "
+              "link' first",
+              i);
+        for (size_t j = i; j < n; j++)
+          free(entries[j].strings);
+        free(entries);
+        return -1;
+      }
       if (*count == cap) {
         cap = cap ? cap * 2 : 8;
         *images = xrealloc(*images, cap * sizeof **images);
