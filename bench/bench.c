@@ -3,7 +3,7 @@
 // of each run (wait4), validating every output, timing the first kernel's result at run
 // time (pocl) with each linker's output, and printing the ratios.
 // It asserts nothing: targets are read off its table, not enforced by tests.
-#include "sycl_thinlto.h"
+#include "tool/tool.h"
 
 #include <errno.h>
 #include <spawn.h>

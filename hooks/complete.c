@@ -1,7 +1,7 @@
 // Completion: after ThinLTO an image may still declare what another module defines (a
 // transitive callee, an address-taken function, a weak definition, a global table). This
 // links those definitions in, and everything they need. It does not internalize or emit.
-#include "sycl_thinlto.h"
+#include "hooks/hooks.h"
 
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Linker.h>

@@ -1,6 +1,6 @@
 // Finalization of a completed image: everything but its entry points becomes internal and
 // what nothing reaches is deleted. It does not compute runtime metadata or emit SPIR-V.
-#include "sycl_thinlto.h"
+#include "hooks/hooks.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // The pre-codegen hook, per image and in parallel: complete and finalize on libuv's thread
 // pool, SPIR-V on worker processes (or an external translator), then check the result.
 // Rule: a thread-pool callback touches only its own job; the loop thread owns the rest.
-#include "sycl_thinlto.h"
+#include "hooks/hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 typedef struct HookRun HookRun;
-
-size_t hook_cache_hits;
 
 typedef struct {
   uv_work_t work; // completion + finalization, then the checks, on the thread pool
@@ -69,7 +67,7 @@ static void find_kernels(LLVMValueRef v, StringList *kernels, StrMap *seen) {
     const char *name = LLVMGetValueName2(fn, &len);
     if (strmap_get(seen, name)) continue;
     strmap_put(seen, name, (void *)1);
-    if (LLVMIsAFunction(fn) && LLVMGetFunctionCallConv(fn) == 76 /* spir_kernel */)
+    if (LLVMIsAFunction(fn) && is_kernel(fn))
       strlist_push(kernels, xstrndup(name, len));
     find_kernels(fn, kernels, seen);
   }
@@ -120,73 +118,6 @@ static double trace_step(const HookJob *job, const char *name, double start) {
     trace_span(name, detail, start, end, trace_thread_id());
   }
   return end;
-}
-
-static int check_undefined_imports(HookJob *job);
-
-// Thread pool: complete and finalize one image in its own context.
-static void complete_work(uv_work_t *req) {
-  signal_stack_begin(); // once per pool thread: a stack overflow here is reported too
-  HookJob *job = req->data;
-  const HookRun *run = job->run;
-  const LinkModule *lm = &run->r->modules[job->index];
-  const Buffer *in = &run->optimized[job->index];
-  save_temp(run->opts, job->image, "opt.bc", in);
-
-  LLVMContextRef ctx = context_create();
-  LLVMModuleRef m;
-  double step = now_seconds();
-  int unreadable = module_parse(ctx, in->data, in->size, lm->id, false, &m, &job->error);
-  buffer_drop_pages(in); // M is a copy; completion may read IN again as a source
-  if (unreadable) goto done;
-  bool stats = run->opts->stats; // the counts walk the module: only when asked for
-  if (stats) stats_add(STAT_IMPORTS, count_imported_copies(m));
-  size_t defined = stats ? count_definitions(m) : 0;
-  StringList *looked_up = run->opts->cache ? &job->looked_up : NULL;
-  if (complete_module_recording(m, run->sources, looked_up, &job->error)) goto dispose;
-  if (stats) stats_add(STAT_COMPLETION_LINKS, count_definitions(m) - defined);
-  step = trace_step(job, "complete", step);
-
-  StringList entry_points = {0};
-  for (size_t i = 0; i < lm->kernels.count; i++)
-    strlist_push(&entry_points, lm->kernels.items[i]);
-  if (run->opts->allow_dependencies)
-    for (size_t i = 0; i < lm->exported.count; i++)
-      strlist_push(&entry_points, lm->exported.items[i]);
-  for (size_t i = 0; i < lm->device_globals.count; i++)
-    strlist_push(&entry_points, lm->device_globals.items[i]);
-  for (size_t i = 0; i < lm->virtual_functions.count; i++) // a set image exports its set
-    strlist_push(&entry_points, lm->virtual_functions.items[i]);
-  int failed = finalize_module(m, &entry_points, run->opts->opt_level, &job->error);
-  free(entry_points.items); // the names belong to the module
-  if (failed) goto dispose;
-  step = trace_step(job, "finalize", step);
-
-  // The symbol table: the kernels that are really in the image, in module order.
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) == 76 /* spir_kernel */) {
-      size_t len;
-      const char *name = LLVMGetValueName2(f, &len);
-      strlist_push(&job->result->symbols, xstrndup(name, len));
-    }
-  record_undefined_users(m, job);
-  // Runtime metadata, on the fully linked module (seed 003), by this job alone.
-  PropertyInputs props = {
-      .kernels = &job->result->symbols,
-      .exported = &lm->exported,
-      .allow_dependencies = run->opts->allow_dependencies,
-      .dummy_image = is_dummy_image(lm->input, m),
-      .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
-  };
-  compute_properties(m, &props, &job->result->properties);
-  decorate_host_access(m);
-  job->linked = module_write(m);
-  save_temp(run->opts, job->image, "linked.bc", &job->linked);
-  trace_step(job, "properties", step);
-dispose:
-  LLVMDisposeModule(m);
-done:
-  context_dispose(ctx);
 }
 
 static const char *kernels_of(HookJob *job, const char *name) {
@@ -265,10 +196,168 @@ static void fail_image(HookJob *job, char *errmsg) {
   free(errmsg);
 }
 
-// Thread pool: what the SPIR-V still imports must be the implementation's or a set's, and it
-// must pass spirv-val.
-static void check_image(uv_work_t *req) {
+//
+// An image's way, one step after the other: cache lookup → complete → finalize → codegen →
+// check → done. Each step ends by starting the next (or by finishing the image on an error).
+//
+
+static void complete_and_finalize(uv_work_t *req);
+static void after_finalize(uv_work_t *req, int status);
+static void start_codegen(HookJob *job);
+static void after_codegen(void *arg, Buffer spirv, char *errmsg);
+static void check_work(uv_work_t *req);
+static void after_check(uv_work_t *req, int status);
+static void image_done(HookJob *job);
+
+// Step 1, a worker thread, before any image is made: an unchanged image whose completion
+// would find the same definitions is not redone. Its key comes from the definitions index's
+// hash, so a hit never reads the image's bitcode.
+static void look_up_image(void *arg, size_t j) {
+  HookJob *job = &((HookRun *)arg)->jobs[j];
+  const HookRun *run = job->run;
+  image_cache_key(run->sources->content_key[job->index], run->opts,
+                  run->r->modules[job->index].opt_level, job->cache_key);
+  if (!image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) return;
+  job->cache_hit = true;
+  job->result->from_cache = true;
+  save_temp(run->opts, job->image, "opt.bc", &run->optimized[job->index]);
+  // The link around the image may have changed (a set's image gone): check again.
+  check_undefined_imports(job);
+}
+
+// Step 2, thread pool: the definitions ThinLTO did not import are linked in.
+static int complete_image(HookJob *job, LLVMModuleRef m) {
+  const HookRun *run = job->run;
+  bool stats = run->opts->stats; // the counts walk the module: only when asked for
+  if (stats) stats_add(STAT_IMPORTS, count_imported_copies(m));
+  size_t defined = stats ? count_definitions(m) : 0;
+  StringList *looked_up = run->opts->cache ? &job->looked_up : NULL;
+  if (complete_module_recording(m, run->sources, looked_up, &job->error)) return -1;
+  if (stats) stats_add(STAT_COMPLETION_LINKS, count_definitions(m) - defined);
+  return 0;
+}
+
+// Step 3, thread pool: all but the entry points internalized, the symbol table and the
+// runtime's properties computed on the finalized module, the bitcode for codegen written.
+static int finalize_image(HookJob *job, LLVMModuleRef m, double *step) {
+  const HookRun *run = job->run;
+  const LinkModule *lm = &run->r->modules[job->index];
+  StringList entry_points = {0};
+  for (size_t i = 0; i < lm->kernels.count; i++)
+    strlist_push(&entry_points, lm->kernels.items[i]);
+  if (run->opts->allow_dependencies)
+    for (size_t i = 0; i < lm->exported.count; i++)
+      strlist_push(&entry_points, lm->exported.items[i]);
+  for (size_t i = 0; i < lm->device_globals.count; i++)
+    strlist_push(&entry_points, lm->device_globals.items[i]);
+  for (size_t i = 0; i < lm->virtual_functions.count; i++) // a set image exports its set
+    strlist_push(&entry_points, lm->virtual_functions.items[i]);
+  int failed = finalize_module(m, &entry_points, run->opts->opt_level, &job->error);
+  free(entry_points.items); // the names belong to the module
+  if (failed) return -1;
+  *step = trace_step(job, "finalize", *step);
+
+  // The symbol table: the kernels that are really in the image, in module order.
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && is_kernel(f)) {
+      size_t len;
+      const char *name = LLVMGetValueName2(f, &len);
+      strlist_push(&job->result->symbols, xstrndup(name, len));
+    }
+  record_undefined_users(m, job);
+  // Runtime metadata, on the fully linked module (seed 003), by this job alone.
+  PropertyInputs props = {
+      .kernels = &job->result->symbols,
+      .exported = &lm->exported,
+      .allow_dependencies = run->opts->allow_dependencies,
+      .dummy_image = is_dummy_image(lm->input, m),
+      .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
+  };
+  compute_properties(m, &props, &job->result->properties);
+  decorate_host_access(m);
+  job->linked = module_write(m);
+  save_temp(run->opts, job->image, "linked.bc", &job->linked);
+  return 0;
+}
+
+// Thread pool: steps 2 and 3 on one image, in a context of its own.
+static void complete_and_finalize(uv_work_t *req) {
+  signal_stack_begin(); // once per pool thread: a stack overflow here is reported too
   HookJob *job = req->data;
+  const LinkModule *lm = &job->run->r->modules[job->index];
+  const Buffer *in = &job->run->optimized[job->index];
+  save_temp(job->run->opts, job->image, "opt.bc", in);
+
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef m;
+  double step = now_seconds();
+  int unreadable = module_parse(ctx, in->data, in->size, lm->id, false, &m, &job->error);
+  buffer_drop_pages(in); // M is a copy; completion may read IN again as a source
+  if (!unreadable) {
+    if (!complete_image(job, m)) {
+      step = trace_step(job, "complete", step);
+      if (!finalize_image(job, m, &step)) trace_step(job, "properties", step);
+    }
+    LLVMDisposeModule(m);
+  }
+  context_dispose(ctx);
+}
+
+static void after_finalize(uv_work_t *req, int status) {
+  (void)status;
+  HookJob *job = req->data;
+  if (job->error)
+    image_done(job);
+  else
+    start_codegen(job);
+}
+
+// Step 4, loop thread: the finalized bitcode goes to a SPIR-V worker (or the translator).
+static void start_codegen(HookJob *job) {
+  HookRun *run = job->run;
+  if (run->opts->tool == SPIRV_BACKEND) {
+    worker_pool_submit(run->pool, job->linked, after_codegen, job);
+    job->linked = (Buffer){0}; // the pool owns it now
+    return;
+  }
+  const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
+  char *spv = format("%s.spv", job->bc_path); // the translator's output (translator.c)
+  remove_on_failure(job->bc_path);
+  remove_on_failure(spv);
+  free(spv);
+  if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
+    job->error = format("cannot write %s for the translator", job->bc_path);
+    image_done(job);
+    return;
+  }
+  free(job->linked.data);
+  job->linked = (Buffer){0};
+  translator_submit(&run->loop, run->opts->llvm_spirv, job->bc_path, after_codegen, job);
+}
+
+static void after_codegen(void *arg, Buffer spirv, char *errmsg) {
+  HookJob *job = arg;
+  if (job->bc_path) {
+    unlink(job->bc_path);
+    keep_on_success(job->bc_path);
+    char *spv = format("%s.spv", job->bc_path);
+    unlink(spv);
+    keep_on_success(spv);
+    free(spv);
+  }
+  if (errmsg) {
+    fail_image(job, errmsg);
+    image_done(job);
+    return;
+  }
+  job->result->spirv = spirv;
+  uv_queue_work(&job->run->loop, &job->work, check_work, after_check);
+}
+
+// Step 5, thread pool: what the SPIR-V still imports must be the implementation's or a
+// set's, and it must pass spirv-val; a good image is stored in the cache.
+static void check_image(HookJob *job) {
   const HookOptions *opts = job->run->opts;
   ImageResult *res = job->result;
   char *errmsg = NULL;
@@ -291,101 +380,33 @@ fail:
 static void check_work(uv_work_t *req) {
   signal_stack_begin();
   double start = now_seconds();
-  check_image(req);
+  check_image(req->data);
   trace_step(req->data, "check", start);
 }
 
-static void complete_work(uv_work_t *req);
-static void complete_done(uv_work_t *req, int status);
+static void after_check(uv_work_t *req, int status) {
+  (void)status;
+  image_done(req->data);
+}
 
 // Loop thread: begins images until WINDOW are under way. The thread pool runs jobs in the
 // order they are queued: with every image queued at once, no check (and no output) would
 // run before the last completion, and every image's SPIR-V would wait in memory.
 static void start_images(HookRun *run) {
   for (; run->started < run->count && run->under_way < run->window; run->under_way++)
-    uv_queue_work(&run->loop, &run->jobs[run->order[run->started++]].work, complete_work,
-                  complete_done);
+    uv_queue_work(&run->loop, &run->jobs[run->order[run->started++]].work,
+                  complete_and_finalize, after_finalize);
 }
 
-// Loop thread: the job is over; a good image may go out now, and the next one begin.
-static void finish(HookJob *job) {
+// Step 6, loop thread: the image's way is over; a good image may go out now (the driver
+// writes it), and the next one begin.
+static void image_done(HookJob *job) {
   HookRun *run = job->run;
-  if (!job->error && run->opts->output) output_ready(run->opts->output, job->image);
+  const HookOptions *opts = run->opts;
+  if (!job->error && opts->image_done) opts->image_done(opts->image_done_arg, job->image);
   if (--run->outstanding == 0 && run->pool) worker_pool_stop(run->pool);
   run->under_way--;
   start_images(run);
-}
-
-static void check_done(uv_work_t *req, int status) {
-  (void)status;
-  finish(req->data);
-}
-
-static void start_check(HookJob *job) {
-  uv_queue_work(&job->run->loop, &job->work, check_work, check_done);
-}
-
-static void codegen_done(void *arg, Buffer spirv, char *errmsg) {
-  HookJob *job = arg;
-  if (job->bc_path) {
-    unlink(job->bc_path);
-    keep_on_success(job->bc_path);
-    char *spv = format("%s.spv", job->bc_path);
-    unlink(spv);
-    keep_on_success(spv);
-    free(spv);
-  }
-  if (errmsg) {
-    fail_image(job, errmsg);
-    finish(job);
-    return;
-  }
-  job->result->spirv = spirv;
-  start_check(job);
-}
-
-static void complete_done(uv_work_t *req, int status) {
-  (void)status;
-  HookJob *job = req->data;
-  HookRun *run = job->run;
-  if (job->error) {
-    finish(job);
-    return;
-  }
-  if (run->opts->tool == SPIRV_BACKEND) {
-    worker_pool_submit(run->pool, job->linked, codegen_done, job);
-    job->linked = (Buffer){0}; // the pool owns it now
-    return;
-  }
-  const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
-  char *spv = format("%s.spv", job->bc_path); // the translator's output (translator.c)
-  remove_on_failure(job->bc_path);
-  remove_on_failure(spv);
-  free(spv);
-  if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
-    job->error = format("cannot write %s for the translator", job->bc_path);
-    finish(job);
-    return;
-  }
-  free(job->linked.data);
-  job->linked = (Buffer){0};
-  translator_submit(&run->loop, run->opts->llvm_spirv, job->bc_path, codegen_done, job);
-}
-
-// A worker thread, before any image is made: an unchanged image whose completion would find
-// the same definitions is not redone. Its key comes from the definitions index's hash, so
-// a hit never reads the image's bitcode.
-static void look_up_image(void *arg, size_t j) {
-  HookJob *job = &((HookRun *)arg)->jobs[j];
-  const HookRun *run = job->run;
-  image_cache_key(run->sources->content_key[job->index], run->opts,
-                  run->r->modules[job->index].opt_level, job->cache_key);
-  if (!image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) return;
-  job->cache_hit = true;
-  save_temp(run->opts, job->image, "opt.bc", &run->optimized[job->index]);
-  // The link around the image may have changed (a set's image gone): check again.
-  check_undefined_imports(job);
 }
 
 void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *sources,
@@ -427,8 +448,8 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   for (size_t j = 0; j < emitted; j++) {
     if (!jobs[j].cache_hit)
       run.order[run.count++] = j;
-    else if (!jobs[j].error && opts->output)
-      output_ready(opts->output, jobs[j].image);
+    else if (!jobs[j].error && opts->image_done)
+      opts->image_done(opts->image_done_arg, jobs[j].image); // step 6 at once
   }
   run.outstanding = run.count;
   if (run.count && opts->tool == SPIRV_BACKEND) {
@@ -460,7 +481,6 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     strlist_free(&job->undefined_users);
   }
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
-  hook_cache_hits = hits;
   free(run.order);
   strmap_free(&run.set_functions);
   free(jobs);

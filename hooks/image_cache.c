@@ -1,7 +1,7 @@
 // The hook's cache: a finished image (SPIR-V, symbols, imports, properties) stored under a
 // key of its post-ThinLTO bitcode and the options that shape it. It does not decide when to
 // look up; hooks/hook.c does, before completion.
-#include "sycl_thinlto.h"
+#include "hooks/hooks.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // The SPIR-V worker pool: long-lived worker processes, forked by hooks/spawner.c and fed
 // bitcode over pipes by libuv (ARCHITECTURE fact 9). It does not generate code itself
 // (spirv/codegen.c, where each worker forks a fresh child per module).
-#include "sycl_thinlto.h"
+#include "hooks/hooks.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +30,18 @@ typedef struct Job {
 
 enum { STDERR_KEEP = 16 * 1024 }; // the last bytes of a worker's stderr kept for messages
 
+// A worker's state is the set of these events that have happened to it. Exit, stdout EOF and
+// stderr EOF arrive in any order; the worker is reaped once all three have. Every change of
+// state goes through worker_event(), which is where each transition's action is written.
+typedef enum {
+  WORKER_EXITED = 1 << 0,       // the spawner reported its exit (or cannot any more)
+  WORKER_STDOUT_DONE = 1 << 1,  // no more answers: EOF, a read error, or we stopped reading
+  WORKER_STDERR_DONE = 1 << 2,  // its stderr reached EOF
+  WORKER_STDIN_CLOSED = 1 << 3, // we closed its request pipe: it takes no more jobs
+  WORKER_REAPED = 1 << 4,       // out of the pool's list; a job it held has failed
+} WorkerEvent;
+enum { WORKER_ENDED = WORKER_EXITED | WORKER_STDOUT_DONE | WORKER_STDERR_DONE };
+
 typedef struct Worker {
   WorkerPool *pool;
   struct Worker *next; // in pool->workers while not reaped
@@ -51,7 +63,7 @@ typedef struct Worker {
   char stderr_chunk[4096];
 
   char *failure; // why the worker was killed or its request not sent
-  bool exited, stdout_done, stderr_done, stdin_closed, reaped;
+  unsigned state; // the WorkerEvents that have happened
   int64_t exit_status;
   int term_signal;
 } Worker;
@@ -111,12 +123,6 @@ static void close_handle(uv_handle_t *handle) {
   if (!uv_is_closing(handle)) uv_close(handle, worker_handle_closed);
 }
 
-static void close_stdin(Worker *w) {
-  if (w->stdin_closed) return;
-  w->stdin_closed = true;
-  close_handle((uv_handle_t *)&w->to_worker);
-}
-
 // The message for a job whose worker went away without answering.
 static char *crash_message(const Worker *w) {
   char *what;
@@ -142,10 +148,30 @@ static char *crash_message(const Worker *w) {
   return msg;
 }
 
-// Called as each of exit, stdout EOF and stderr EOF arrives; acts once all three have.
-static void maybe_reap(Worker *w) {
-  if (!w->exited || !w->stdout_done || !w->stderr_done || w->reaped) return;
-  w->reaped = true;
+static bool worker_has(const Worker *w, unsigned events) {
+  return (w->state & events) == events;
+}
+
+static void reap(Worker *w);
+
+// The one place a worker's state changes. An event already recorded does nothing again.
+static void worker_event(Worker *w, WorkerEvent e) {
+  if (worker_has(w, e)) return;
+  w->state |= e;
+  if (e == WORKER_STDIN_CLOSED) close_handle((uv_handle_t *)&w->to_worker);
+  if (e != WORKER_REAPED && worker_has(w, WORKER_ENDED) && !worker_has(w, WORKER_REAPED))
+    reap(w);
+}
+
+static void worker_exited(Worker *w, int64_t exit_status, int term_signal) {
+  w->exit_status = exit_status;
+  w->term_signal = term_signal;
+  worker_event(w, WORKER_EXITED);
+}
+
+// Exit, stdout EOF and stderr EOF have all arrived: no answer or stderr line can be lost.
+static void reap(Worker *w) {
+  w->state |= WORKER_REAPED;
   WorkerPool *pool = w->pool;
   for (Worker **p = &pool->workers; *p; p = &(*p)->next)
     if (*p == w) {
@@ -159,19 +185,12 @@ static void maybe_reap(Worker *w) {
   if (!job && (w->term_signal || w->exit_status) && !pool->stopping)
     note("SPIR-V worker %u ended while idle (status %lld, signal %d)", w->serial,
          (long long)w->exit_status, w->term_signal);
-  close_stdin(w);
+  worker_event(w, WORKER_STDIN_CLOSED);
   close_handle((uv_handle_t *)&w->from_worker);
   close_handle((uv_handle_t *)&w->worker_stderr);
   if (job) finish_job(pool, job, (Buffer){0}, msg);
   dispatch(pool); // replaces the worker if jobs are waiting
   maybe_finish_stop(pool);
-}
-
-static void worker_exited(Worker *w, int64_t exit_status, int term_signal) {
-  w->exited = true;
-  w->exit_status = exit_status;
-  w->term_signal = term_signal;
-  maybe_reap(w);
 }
 
 // A worker that breaks the protocol is killed; its job fails when it is reaped.
@@ -181,17 +200,17 @@ static void kill_worker(Worker *w, char *why) {
   else
     free(why);
   uv_read_stop((uv_stream_t *)&w->from_worker);
-  w->stdout_done = true;
-  if (!w->exited) spawner_kill(w->serial); // the spawner kills only what it has not reaped
-  maybe_reap(w);
+  if (!worker_has(w, WORKER_EXITED)) spawner_kill(w->serial); // it kills only the unreaped
+  worker_event(w, WORKER_STDOUT_DONE);
 }
 
 static void request_written(uv_write_t *req, int status) {
   Worker *w = req->data;
   free(w->sending.data);
   w->sending = (Buffer){0};
-  // A worker that died mid-request is reported by maybe_reap; only other errors matter.
-  if (status < 0 && status != UV_EPIPE && status != UV_ECANCELED && !w->exited && !w->reaped)
+  // A worker that died mid-request is reported by reap; only other errors matter.
+  if (status < 0 && status != UV_EPIPE && status != UV_ECANCELED && !worker_has(w, WORKER_EXITED) &&
+      !worker_has(w, WORKER_REAPED))
     kill_worker(
         w, format("cannot send bitcode to SPIR-V worker %u: %s", w->serial, uv_strerror(status)));
 }
@@ -259,8 +278,7 @@ static void read_response(uv_stream_t *stream, ssize_t nread, const uv_buf_t *bu
     take_response(w);
   } else if (nread < 0) { // EOF or a read error: nothing more will come
     uv_read_stop(stream);
-    w->stdout_done = true;
-    maybe_reap(w);
+    worker_event(w, WORKER_STDOUT_DONE);
   }
 }
 
@@ -275,8 +293,7 @@ static void read_stderr(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
   Worker *w = stream->data;
   if (nread < 0) {
     uv_read_stop(stream);
-    w->stderr_done = true;
-    maybe_reap(w);
+    worker_event(w, WORKER_STDERR_DONE);
     return;
   }
   if (nread == 0) return;
@@ -346,8 +363,8 @@ static int spawn_worker(WorkerPool *pool, Worker **out) {
 fail_read:
   spawner_kill(w->serial);
 fail_pipes:
-  w->reaped = true; // never listed
-  close_stdin(w);
+  w->state |= WORKER_REAPED; // never listed
+  worker_event(w, WORKER_STDIN_CLOSED);
   close_handle((uv_handle_t *)&w->from_worker);
   close_handle((uv_handle_t *)&w->worker_stderr);
   return rc;
@@ -385,8 +402,8 @@ static void read_reports(uv_poll_t *handle, int status, int events) {
   uv_poll_stop(handle);
   pool->spawner_gone = true;
   for (Worker *w = pool->workers, *next; w; w = next) {
-    next = w->next; // maybe_reap may unlink w
-    if (w->exited) continue;
+    next = w->next; // reaping may unlink w
+    if (worker_has(w, WORKER_EXITED)) continue;
     if (!w->failure)
       w->failure = format("SPIR-V worker %u ended with the worker spawner", w->serial);
     worker_exited(w, 127, 0);
@@ -422,7 +439,8 @@ static void dispatch(WorkerPool *pool) {
   while (pool->queue_head) {
     Worker *idle = NULL;
     for (Worker *w = pool->workers; w && !idle; w = w->next)
-      if (!w->job && !w->exited && !w->failure && !w->stdin_closed) idle = w;
+      if (!w->job && !w->failure && !(w->state & (WORKER_EXITED | WORKER_STDIN_CLOSED)))
+        idle = w;
     if (!idle) {
       if (pool->num_workers >= pool->max_workers) return;
       int rc = spawn_worker(pool, &idle);
@@ -450,7 +468,7 @@ static void dispatch(WorkerPool *pool) {
 static void maybe_finish_stop(WorkerPool *pool) {
   if (!pool->stopping || pool->pending) return;
   for (Worker *w = pool->workers; w; w = w->next)
-    close_stdin(w);
+    worker_event(w, WORKER_STDIN_CLOSED);
   if (!pool->workers && !pool->allocated && !pool->closing) {
     pool->closing = true;
     uv_close((uv_handle_t *)&pool->reports, free_pool);

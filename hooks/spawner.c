@@ -10,7 +10,7 @@
 // sets up the target once, and a worker forked from it is ready at once. The linker cannot
 // fork its workers itself once it has threads: only the forking thread lives on in the
 // child, and any lock another thread held stays locked there.
-#include "sycl_thinlto.h"
+#include "hooks/hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>

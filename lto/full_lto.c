@@ -1,7 +1,7 @@
 // --lto=full, the traditional flow: every input module linked into one (device libraries on
 // demand), optimized once, then split into images by split/'s rules. It emits nothing itself:
 // the split images go through the same hooks as ThinLTO's.
-#include "sycl_thinlto.h"
+#include "lto/lto.h"
 
 #include <llvm-c/Linker.h>
 #include <stdlib.h>

@@ -1,19 +1,9 @@
 // Makes every module ready for the thin link: the canonical SPIR-V triple, overridden
 // definitions dropped, and a ThinLTO summary written with it. Resolution is decided elsewhere.
-#include "sycl_thinlto.h"
+#include "lto/lto.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static const char spirv64_datalayout[] =
-    "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:"
-    "64-G1";
-
-void set_canonical_triple(LLVMModuleRef m) {
-  if (!strcmp(LLVMGetTarget(m), SPIRV_TRIPLE)) return;
-  LLVMSetTarget(m, SPIRV_TRIPLE);
-  LLVMSetDataLayout(m, spirv64_datalayout);
-}
 
 static void drop_overridden(LLVMValueRef gv, const LinkModule *self, const Resolution *r) {
   if (LLVMIsDeclaration(gv)) return;

@@ -1,11 +1,10 @@
 // Symbol resolution: what every module defines and uses, which definition prevails,
 // which images are emitted, and what libLTO must preserve. It does not change modules.
-#include "sycl_thinlto.h"
+#include "lto/lto.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { CC_SPIR_KERNEL = 76 };
 
 static DefKind def_kind(LLVMValueRef gv) {
   if (LLVMIsDeclaration(gv)) return DEF_NONE;
@@ -48,7 +47,7 @@ static void add_symbol(LinkModule *m, size_t *cap, LLVMValueRef gv, bool is_func
   ModuleSymbol *s = &m->symbols[m->num_symbols++];
   *s = (ModuleSymbol){.name = xstrndup(name, len), .def = def_kind(gv), .is_function = is_function};
   if (is_function) {
-    s->is_kernel = s->def != DEF_NONE && LLVMGetFunctionCallConv(gv) == CC_SPIR_KERNEL;
+    s->is_kernel = s->def != DEF_NONE && is_kernel(gv);
     s->is_external = is_sycl_external(gv, module_ids);
   } else {
     const char *value;

@@ -1,6 +1,6 @@
 // The thin link through libLTO's C API: combined index, import, promote, internalize,
 // optimize each module with codegen disabled. It neither completes modules nor emits SPIR-V.
-#include "sycl_thinlto.h"
+#include "lto/lto.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,13 +1,12 @@
 // The SYCL runtime metadata of one fully linked, finalized image: its property sets, computed
 // from the module as intel's sycl-post-link does. It neither encodes them nor changes the module.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include <ctype.h>
 #include <llvm-c/Target.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
 
 //
 // Small helpers over llvm-c
@@ -496,7 +495,7 @@ int module_opt_level(LLVMModuleRef m) {
   size_t kernels = 0, optnone_kernels = 0, defined = 0, optnone_defined = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f)) continue;
-    bool kernel = LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL;
+    bool kernel = is_kernel(f);
     bool is_optnone = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, optnone) != NULL;
     defined++;
     optnone_defined += is_optnone;
@@ -661,11 +660,4 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
   free(reach.functions);
   free(reach.seen.slots);
   free(entries.items); // the names belong to the caller
-}
-
-bool is_dummy_image(const InputImage *input, LLVMModuleRef m) {
-  for (size_t i = 0; input && i < input->num_keys; i++)
-    if (!strcmp(input->keys[i].key, SPLIT_DUMMY_KEY) && !strcmp(input->keys[i].value, "1"))
-      return true;
-  return m && LLVMGetNamedMetadata(m, SPLIT_DUMMY_METADATA, strlen(SPLIT_DUMMY_METADATA));
 }

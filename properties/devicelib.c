@@ -1,7 +1,7 @@
 // The devicelib requirement mask: which fallback device library a __devicelib_ declaration
 // needs, looked up in devicelib_table.def, and which library defines a libm-style name. It
 // does not scan modules (compute.c does).
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include <pthread.h>
 #include <stdio.h>

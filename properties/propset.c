@@ -1,6 +1,6 @@
 // SYCL property sets: building them, and their two encodings, upstream's JSON (standard
 // Base64) and intel's .prop text (its own Base64 variant). It computes no property.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include <errno.h>
 #include <stdio.h>

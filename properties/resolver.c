@@ -1,6 +1,6 @@
 // The images the SYCL runtime links for one kernel: imported symbols followed to the images
 // that export them (seed 000), virtual-function sets (seed 002). It compiles and links nothing.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,21 +340,4 @@ int resolve_kernel_images(const ResolverImage *images, size_t count, const char 
   *chosen = c.order;
   *num_chosen = c.num_taken;
   return 0;
-}
-
-void check_link_imports(const ImageResult *results, size_t count) {
-  for (size_t i = 0; i < count; i++) {
-    const PropertySet *imports = propsets_find_set(&results[i].properties, "SYCL/imported symbols");
-    for (size_t s = 0; imports && s < imports->count; s++) {
-      const char *symbol = imports->props[s].name;
-      bool exported = false;
-      for (size_t k = 0; k < count && !exported; k++)
-        exported = propsets_find(&results[k].properties, "SYCL/exported symbols", symbol);
-      if (!exported)
-        warning(results[i].module->input->origin,
-                "imported symbol '%s' is exported by no image of this link (it may still come "
-                "from a shared library at run time)",
-                symbol);
-    }
-  }
 }

@@ -1,6 +1,6 @@
 // SPIR-V generation with LLVM's own backend, in process, and the worker that serves it to
 // the worker pool over stdin/stdout. It does not schedule or parallelize.
-#include "sycl_thinlto.h"
+#include "spirv/spirv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -188,7 +188,7 @@ fail_handler:
 //
 // The worker: a process forked by hooks/spawner.c for hooks/pool.c.
 //
-// Frames both ways are WorkerFrame headers (sycl_thinlto.h) in host byte order: parent
+// Frames both ways are WorkerFrame headers (spirv/spirv.h) in host byte order: parent
 // and worker are the same binary on the same machine. The worker answers each request
 // before reading the next; EOF on stdin between requests ends it with status 0.
 //

@@ -1,6 +1,6 @@
 // Rewrites what LLVM 22's SPIR-V backend gets wrong in otherwise valid output:
 // OpConstantNull of a scalar integer type becomes OpConstant 0. Nothing else is touched.
-#include "sycl_thinlto.h"
+#include "spirv/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

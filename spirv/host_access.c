@@ -1,6 +1,6 @@
 // SPV_INTEL_global_variable_host_access in SPIR-V words: which variables carry HostAccessINTEL
 // and under which name, and the module without the extension for tools that predate it.
-#include "sycl_thinlto.h"
+#include "spirv/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // Scans a SPIR-V binary for the names it imports and exports (LinkageAttributes decorations).
 // It does not validate the module beyond its instruction framing (spirv-val does, validate.c).
-#include "sycl_thinlto.h"
+#include "spirv/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // SPIR-V generation with an external SPIRV-LLVM-Translator (`llvm-spirv IN.bc -o OUT.spv`):
 // its version check and one child process per image. It does not pick or find the tool.
-#include "sycl_thinlto.h"
+#include "spirv/spirv.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -3,13 +3,12 @@
 // images re-grouped where a compile-time or per-input grouping missed another unit's facts,
 // one image per virtual-function set, device_image_scope globals in one image only.
 // It reads function bodies but changes no module except the images it re-splits or merges.
-#include "sycl_thinlto.h"
+#include "split/split.h"
 #include <llvm-c/Linker.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { CC_SPIR_KERNEL = 76 };
 
 //
 // What one module says about its globals, by name (cached per bitcode hash)
@@ -81,7 +80,7 @@ static GlobalFact *new_fact(ModuleFacts *mf, LLVMValueRef gv, uint8_t flags) {
 
 static void read_function(ModuleFacts *mf, LLVMValueRef fn) {
   GlobalFact *f = new_fact(mf, fn, FACT_FUNCTION);
-  if (LLVMGetFunctionCallConv(fn) == CC_SPIR_KERNEL) f->flags |= FACT_KERNEL;
+  if (is_kernel(fn)) f->flags |= FACT_KERNEL;
   unsigned len;
   LLVMAttributeRef a =
       LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, "indirectly-callable", 19);

@@ -1,7 +1,7 @@
 // Early device-code split: entry points grouped per kernel or per source, each group's
 // closure over a use graph built once per module, one image per group with a summary.
-// It reads and writes no files (split/command.c, split/stage.c) and links nothing.
-#include "sycl_thinlto.h"
+// It reads and writes no files (tool/split_command.c, split/stage.c) and links nothing.
+#include "split/split_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,6 @@
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
 
-enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
 
 const char *split_mode_name(SplitMode mode) {
   static const char *const names[] = {"kernel", "source", "auto", "none"};
@@ -29,14 +28,6 @@ int split_mode_parse(const char *text, SplitMode *mode) {
 // Entry points
 //
 
-static bool is_kernel(LLVMValueRef f) {
-  return LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL;
-}
-
-static bool has_fn_attribute(LLVMValueRef f, const char *name) {
-  return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, name, strlen(name)) != NULL;
-}
-
 bool is_split_entry_point(LLVMValueRef f, bool module_ids) {
   if (LLVMIsDeclaration(f)) return false;
   if (is_kernel(f)) return true;
@@ -47,284 +38,11 @@ bool module_is_split(LLVMModuleRef m) {
   return LLVMGetNamedMetadata(m, SPLIT_MODE_METADATA, strlen(SPLIT_MODE_METADATA)) != NULL;
 }
 
-//
-// A map from LLVM pointers (values, types) to node numbers
-//
-
-typedef struct {
-  const void **keys;
-  uint32_t *values;
-  size_t cap, count;
-} PtrMap;
-
-static size_t ptr_hash(const void *p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static void ptrmap_put(PtrMap *m, const void *key, uint32_t value);
-
-static void ptrmap_grow(PtrMap *m) {
-  PtrMap bigger = {.cap = m->cap ? m->cap * 2 : 256};
-  bigger.keys = xcalloc(bigger.cap, sizeof(void *));
-  bigger.values = xcalloc(bigger.cap, sizeof(uint32_t));
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->keys[i]) ptrmap_put(&bigger, m->keys[i], m->values[i]);
-  free(m->keys);
-  free(m->values);
-  *m = bigger;
-}
-
-static void ptrmap_put(PtrMap *m, const void *key, uint32_t value) {
-  if ((m->count + 1) * 2 > m->cap) ptrmap_grow(m);
-  size_t i = ptr_hash(key) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != key)
-    i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->count++;
-  m->keys[i] = key;
-  m->values[i] = value;
-}
-
-static bool ptrmap_get(const PtrMap *m, const void *key, uint32_t *value) {
-  if (!m->cap) return false;
-  for (size_t i = ptr_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-    if (m->keys[i] == key) {
-      *value = m->values[i];
-      return true;
-    }
-  return false;
-}
-
-static void ptrmap_free(PtrMap *m) {
-  free(m->keys);
-  free(m->values);
-}
-
-//
-// The use graph: one node per function, variable and alias, plus one per function type
-// that is called indirectly. An edge A -> B means "an image with A needs B". Built once per
-// module; every group's closure walks it (intel/llvm PR 6689: building it per group made
-// 13k kernels take 45 minutes).
-//
-
-typedef enum { NODE_FUNCTION, NODE_VARIABLE, NODE_ALIAS, NODE_TYPE } NodeKind;
-
-typedef struct {
-  LLVMValueRef value; // in the input module; NULL for a type node
-  NodeKind kind;
-  bool defined;
-  bool kernel;
-  bool sycl_external;
-  bool exported;      // external linkage definition: only its owner's image keeps it so
-  bool everywhere;    // appending variables and aliases: in every image
-  bool address_taken; // a function used other than as a direct callee
-  bool image_scope;   // a device global with the device_image_scope property
-  int virtual_set;    // outlined set it belongs to, or -1
-  int group;          // the group it is an entry point of, or -1
-  int owner;          // the group whose image keeps its external linkage, or -1
-} Node;
-
-typedef struct {
-  Node *nodes;
-  size_t count, cap;
-  size_t num_functions, num_variables, num_aliases; // nodes in this order, then types
-  PtrMap index;                                     // value or type -> node
-  uint32_t *edge_start;                             // CSR: edges of n are [start[n], start[n+1])
-  uint32_t *edge_to;
-} Graph;
-
-typedef struct {
-  uint32_t *from, *to;
-  size_t count, cap;
-} EdgeList;
-
-static void add_edge(EdgeList *e, uint32_t from, uint32_t to) {
-  if (from == to) return;
-  if (e->count == e->cap) {
-    e->cap = e->cap ? e->cap * 2 : 1024;
-    e->from = xrealloc(e->from, e->cap * sizeof(uint32_t));
-    e->to = xrealloc(e->to, e->cap * sizeof(uint32_t));
-  }
-  e->from[e->count] = from;
-  e->to[e->count++] = to;
-}
-
-static uint32_t add_node(Graph *g, Node node, const void *key) {
-  if (g->count == g->cap) {
-    g->cap = g->cap ? g->cap * 2 : 256;
-    g->nodes = xrealloc(g->nodes, g->cap * sizeof(Node));
-  }
-  node.group = node.owner = -1;
-  if (node.kind != NODE_TYPE && node.kind != NODE_FUNCTION) node.virtual_set = -1;
-  g->nodes[g->count] = node;
-  ptrmap_put(&g->index, key, (uint32_t)g->count);
-  return (uint32_t)g->count++;
-}
-
-static uint32_t node_of(const Graph *g, const void *key) {
-  uint32_t n;
-  if (!ptrmap_get(&g->index, key, &n)) die("value without a node");
-  return n;
-}
-
-static bool is_call(LLVMValueRef inst) {
-  return LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst) || LLVMIsACallBrInst(inst);
-}
-
-// F is the callee of CALL and not also one of its arguments.
-static bool is_direct_callee(LLVMValueRef call, LLVMValueRef f) {
-  if (!is_call(call) || LLVMGetCalledValue(call) != f) return false;
-  unsigned args = LLVMGetNumArgOperands(call);
-  for (unsigned i = 0; i < args; i++)
-    if (LLVMGetOperand(call, i) == f) return false;
-  return true;
-}
-
-// Every global object that uses node TARGET, through instructions, initializers and chains
-// of constant expressions, gets an edge to it.
-static void add_user_edges(Graph *g, EdgeList *edges, uint32_t target, LLVMValueRef **stack,
-                           size_t *stack_cap) {
-  size_t depth = 0;
-  LLVMValueRef value = g->nodes[target].value;
-  bool is_function = g->nodes[target].kind == NODE_FUNCTION;
-  for (LLVMUseRef u = LLVMGetFirstUse(value); u; u = LLVMGetNextUse(u)) {
-    if (depth == *stack_cap) {
-      *stack_cap = *stack_cap ? *stack_cap * 2 : 64;
-      *stack = xrealloc(*stack, *stack_cap * sizeof(LLVMValueRef));
-    }
-    (*stack)[depth++] = LLVMGetUser(u);
-  }
-  while (depth) {
-    LLVMValueRef user = (*stack)[--depth];
-    if (LLVMIsAInstruction(user)) {
-      LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(user));
-      add_edge(edges, node_of(g, fn), target);
-      if (is_function && !is_direct_callee(user, value)) g->nodes[target].address_taken = true;
-    } else if (LLVMIsAGlobalValue(user)) {
-      uint32_t from;
-      if (ptrmap_get(&g->index, user, &from)) add_edge(edges, from, target);
-      if (is_function) g->nodes[target].address_taken = true;
-    } else if (LLVMIsAConstant(user)) {
-      if (is_function) g->nodes[target].address_taken = true;
-      for (LLVMUseRef u = LLVMGetFirstUse(user); u; u = LLVMGetNextUse(u)) {
-        if (depth == *stack_cap) {
-          *stack_cap *= 2;
-          *stack = xrealloc(*stack, *stack_cap * sizeof(LLVMValueRef));
-        }
-        (*stack)[depth++] = LLVMGetUser(u);
-      }
-    }
-  }
-}
-
-bool is_image_scope_global(LLVMValueRef v) {
-  const char *scope, *size;
-  size_t len, size_len;
-  return bridge_global_attribute(v, "sycl-device-global-size", &size, &size_len) &&
-         bridge_global_attribute(v, "sycl-device-image-scope", &scope, &len) &&
-         !(len == 5 && !memcmp(scope, "false", 5));
-}
-
-static void build_graph(Graph *g, LLVMModuleRef m, const VirtualSets *sets, bool outline) {
-  bool module_ids = module_has_module_ids(m);
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    Node node = {.value = f, .kind = NODE_FUNCTION, .defined = !LLVMIsDeclaration(f)};
-    node.kernel = node.defined && is_kernel(f);
-    node.sycl_external = is_sycl_external(f, module_ids);
-    node.exported = node.defined && LLVMGetLinkage(f) == LLVMExternalLinkage;
-    node.virtual_set = outline && node.defined ? virtual_set_index(sets, f) : -1;
-    add_node(g, node, f);
-  }
-  g->num_functions = g->count;
-  for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v)) {
-    Node node = {.value = v, .kind = NODE_VARIABLE, .defined = !LLVMIsDeclaration(v)};
-    node.exported = node.defined && LLVMGetLinkage(v) == LLVMExternalLinkage;
-    node.everywhere = LLVMGetLinkage(v) == LLVMAppendingLinkage;
-    node.image_scope = is_image_scope_global(v);
-    add_node(g, node, v);
-  }
-  g->num_variables = g->count - g->num_functions;
-  for (LLVMValueRef a = LLVMGetFirstGlobalAlias(m); a; a = LLVMGetNextGlobalAlias(a))
-    add_node(g, (Node){.value = a, .kind = NODE_ALIAS, .defined = true, .everywhere = true}, a);
-  g->num_aliases = g->count - g->num_functions - g->num_variables;
-
-  EdgeList edges = {0};
-  LLVMValueRef *stack = NULL;
-  size_t stack_cap = 0, num_values = g->count;
-  for (uint32_t n = 0; n < num_values; n++)
-    add_user_edges(g, &edges, n, &stack, &stack_cap);
-  free(stack);
-
-  // An indirect call may reach any function of its type that is address-taken or marked
-  // "referenced-indirectly" (DPC++'s device_indirectly_callable, intel's only candidates): the
-  // caller needs the type's node, which needs every such function (kernels are never called).
-  for (uint32_t n = 0; n < g->num_functions; n++) {
-    if (!g->nodes[n].defined) continue;
-    LLVMValueRef f = g->nodes[n].value;
-    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
-        if (!is_call(i)) continue;
-        LLVMValueRef callee = LLVMGetCalledValue(i);
-        if (LLVMIsAFunction(callee) || LLVMIsAInlineAsm(callee) || LLVMIsAGlobalAlias(callee))
-          continue;
-        LLVMTypeRef type = LLVMGetCalledFunctionType(i);
-        uint32_t t;
-        if (!ptrmap_get(&g->index, type, &t))
-          t = add_node(g, (Node){.kind = NODE_TYPE, .virtual_set = -1}, type);
-        add_edge(&edges, n, t);
-      }
-  }
-  for (uint32_t n = 0; n < g->num_functions; n++) {
-    Node *f = &g->nodes[n];
-    uint32_t t;
-    bool candidate = f->address_taken || has_fn_attribute(f->value, "referenced-indirectly");
-    if (candidate && !f->kernel && ptrmap_get(&g->index, LLVMGlobalGetValueType(f->value), &t))
-      add_edge(&edges, t, n);
-  }
-
-  // Compressed rows: edges of node n are edge_to[edge_start[n] .. edge_start[n + 1]).
-  g->edge_start = xcalloc(g->count + 1, sizeof(uint32_t));
-  for (size_t e = 0; e < edges.count; e++)
-    g->edge_start[edges.from[e] + 1]++;
-  for (size_t n = 0; n < g->count; n++)
-    g->edge_start[n + 1] += g->edge_start[n];
-  g->edge_to = xmalloc((edges.count ? edges.count : 1) * sizeof(uint32_t));
-  uint32_t *fill = xmalloc((g->count + 1) * sizeof(uint32_t));
-  memcpy(fill, g->edge_start, (g->count + 1) * sizeof(uint32_t));
-  for (size_t e = 0; e < edges.count; e++)
-    g->edge_to[fill[edges.from[e]]++] = edges.to[e];
-  free(fill);
-  free(edges.from);
-  free(edges.to);
-}
-
-static void graph_free(Graph *g) {
-  free(g->nodes);
-  ptrmap_free(&g->index);
-  free(g->edge_start);
-  free(g->edge_to);
-}
 
 //
 // Groups: which entry points share an image
 //
 
-typedef struct {
-  char *key;
-  char *order_key; // intel's category key of its first entry point (SplitOptions.post_link)
-  uint32_t *entries;
-  size_t num_entries;
-  int virtual_set; // an outlined set's group, or -1
-  // The closure: node numbers, each with CLOSURE_DECLARED set where the image only
-  // declares it.
-  uint32_t *closure;
-  size_t closure_size, closure_cap;
-} Group;
-
-#define CLOSURE_DECLARED 0x80000000u
 
 // Category keys as intel's FunctionsCategorizer writes them: each rule's text followed by
 // "-", so that sycl-post-link's module order (keys sorted, taken from the last) can be kept.
@@ -431,11 +149,6 @@ static char *category_key(LLVMValueRef f, SplitMode mode) {
   return xstrdup("<GLOBAL>-");
 }
 
-typedef struct {
-  Group *items;
-  size_t count, cap;
-  StrMap by_key;
-} Groups;
 
 static void add_to_group(Groups *gs, Graph *g, uint32_t n, char *key, int virtual_set,
                          SplitMode mode) {
@@ -696,262 +409,6 @@ static int check_image_scope_globals(const Graph *g, char **errmsg) {
   return status;
 }
 
-//
-// Extraction. Cloning the whole module once per group would cost groups x module size, so
-// the groups are bisected: a module reduced to the union of a range of groups is cloned once,
-// each copy reduced to one half of the range, down to single groups. Every level together
-// holds about one module's worth of code, so the whole costs module size x log(groups).
-//
-
-// Positions: the node of every function, variable and alias of a module, in module order
-// (LLVMCloneModule keeps the order; deletions are mirrored here).
-typedef struct {
-  uint32_t *functions, *variables;
-  size_t num_functions, num_variables;
-} Positions;
-
-static Positions positions_copy(const Positions *p) {
-  Positions c = *p;
-  c.functions = xmalloc((p->num_functions + 1) * sizeof(uint32_t));
-  c.variables = xmalloc((p->num_variables + 1) * sizeof(uint32_t));
-  memcpy(c.functions, p->functions, p->num_functions * sizeof(uint32_t));
-  memcpy(c.variables, p->variables, p->num_variables * sizeof(uint32_t));
-  return c;
-}
-
-static void positions_free(Positions *p) {
-  free(p->functions);
-  free(p->variables);
-}
-
-typedef struct {
-  Graph *graph;
-  Groups *groups;
-  const SplitOptions *options;
-  const VirtualSets *sets;
-  uint32_t *needed;  // per node: stamp of the last range that needs it
-  uint32_t *defines; // per node: stamp of the last range that defines it
-  uint32_t stamp;
-  SplitResult *out;
-  char *error;
-} Extraction;
-
-// Whether something that stays uses V. A constant expression whose user went away (a
-// deleted body, a removed initializer) lives on in the context, unused; it does not count.
-static bool has_live_use(LLVMValueRef v, int depth) {
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsAConstant(user) || LLVMIsAGlobalValue(user)) return true;
-    if (depth > 16 || has_live_use(user, depth + 1)) return true;
-  }
-  return false;
-}
-
-// Deletes GV if nothing that stays uses it; its dead constant users are rebuilt around
-// poison first (LLVM destroys a replaced constant). True if deleted.
-static bool delete_if_unused(LLVMValueRef gv) {
-  if (has_live_use(gv, 0)) return false;
-  if (LLVMGetFirstUse(gv)) LLVMReplaceAllUsesWith(gv, LLVMGetPoison(LLVMTypeOf(gv)));
-  if (LLVMIsAFunction(gv))
-    LLVMDeleteFunction(gv);
-  else
-    LLVMDeleteGlobal(gv);
-  return true;
-}
-
-// Definitions a range of groups does not need become declarations, then are deleted once
-// nothing uses them; what the range needs only declared loses its body.
-static void reduce_module(Extraction *x, LLVMModuleRef m, Positions *p, size_t lo, size_t hi) {
-  uint32_t stamp = ++x->stamp;
-  for (size_t gi = lo; gi < hi; gi++) {
-    const Group *group = &x->groups->items[gi];
-    for (size_t i = 0; i < group->closure_size; i++) {
-      uint32_t n = group->closure[i] & ~CLOSURE_DECLARED;
-      x->needed[n] = stamp;
-      if (!(group->closure[i] & CLOSURE_DECLARED)) x->defines[n] = stamp;
-    }
-  }
-  LLVMValueRef *doomed = xmalloc((p->num_functions + p->num_variables + 1) * sizeof(LLVMValueRef));
-  size_t num_doomed = 0;
-  LLVMValueRef f = LLVMGetFirstFunction(m);
-  for (size_t i = 0; i < p->num_functions; i++, f = LLVMGetNextFunction(f)) {
-    uint32_t n = p->functions[i];
-    if (x->needed[n] != stamp) doomed[num_doomed++] = f;
-    if (x->defines[n] != stamp && !LLVMIsDeclaration(f)) bridge_make_declaration(f);
-  }
-  LLVMValueRef v = LLVMGetFirstGlobal(m);
-  for (size_t i = 0; i < p->num_variables; i++, v = LLVMGetNextGlobal(v)) {
-    uint32_t n = p->variables[i];
-    if (x->needed[n] != stamp) doomed[num_doomed++] = v;
-    if (x->defines[n] != stamp && !LLVMIsDeclaration(v)) bridge_make_declaration(v);
-  }
-  // What is still used (only by other doomed values' leftovers, which the declarations
-  // above removed) stays; everything else goes, and the positions follow.
-  size_t kept_f = 0, kept_v = 0;
-  size_t d = 0;
-  f = LLVMGetFirstFunction(m);
-  for (size_t i = 0; i < p->num_functions; i++) {
-    LLVMValueRef next = LLVMGetNextFunction(f);
-    bool is_doomed = d < num_doomed && doomed[d] == f;
-    d += is_doomed;
-    if (!is_doomed || !delete_if_unused(f)) p->functions[kept_f++] = p->functions[i];
-    f = next;
-  }
-  v = LLVMGetFirstGlobal(m);
-  for (size_t i = 0; i < p->num_variables; i++) {
-    LLVMValueRef next = LLVMGetNextGlobal(v);
-    bool is_doomed = d < num_doomed && doomed[d] == v;
-    d += is_doomed;
-    if (!is_doomed || !delete_if_unused(v)) p->variables[kept_v++] = p->variables[i];
-    v = next;
-  }
-  p->num_functions = kept_f;
-  p->num_variables = kept_v;
-  free(doomed);
-}
-
-static void internalize(LLVMValueRef gv) {
-  LLVMSetLinkage(gv, LLVMInternalLinkage);
-  LLVMSetVisibility(gv, LLVMDefaultVisibility);
-  LLVMSetComdat(gv, NULL);
-}
-
-static void export_virtual_function(LLVMValueRef f) {
-  LLVMLinkage l = LLVMGetLinkage(f);
-  if (l == LLVMExternalLinkage || l == LLVMWeakODRLinkage) return;
-  LLVMSetLinkage(f, l == LLVMLinkOnceODRLinkage ? LLVMWeakODRLinkage : LLVMExternalLinkage);
-  LLVMSetVisibility(f, LLVMDefaultVisibility);
-  LLVMSetComdat(f, NULL);
-}
-
-static void add_mark(LLVMModuleRef m, const char *name, const char *text) {
-  LLVMContextRef ctx = LLVMGetModuleContext(m);
-  LLVMMetadataRef s = LLVMMDStringInContext2(ctx, text, strlen(text));
-  LLVMAddNamedMetadataOperand(m, name, LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, &s, 1)));
-}
-
-static int write_image(Extraction *x, LLVMModuleRef m, SplitImage *image) {
-  char *why;
-  if (x->options->emit) {
-    if (x->options->emit(x->options->emit_arg, m, image, &why)) {
-      x->error = why;
-      return -1;
-    }
-  } else {
-    add_mark(m, SPLIT_MODE_METADATA, split_mode_name(x->options->mode));
-    if (bridge_write_bitcode_with_summary(m, &image->bitcode, &why)) {
-      x->error = why;
-      return -1;
-    }
-    if (x->options->facts) module_facts(m, &image->facts);
-  }
-  SplitResult *out = x->out;
-  out->images = xrealloc(out->images, (out->count + 1) * sizeof(SplitImage));
-  out->images[out->count++] = *image;
-  return 0;
-}
-
-// Deletes declarations that nothing uses any more (as StripDeadPrototypes would) and, with
-// LOCALS, local definitions too (the dummy's emptied bodies leave those), until none is left.
-// A group's own unused local definitions stay: an indirect call may reach them.
-static void delete_dead_globals(LLVMModuleRef m, bool locals) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
-      next = LLVMGetNextFunction(f);
-      LLVMLinkage l = LLVMGetLinkage(f);
-      bool local = locals && (l == LLVMInternalLinkage || l == LLVMPrivateLinkage);
-      if ((local || LLVMIsDeclaration(f)) && !is_kernel(f)) changed |= delete_if_unused(f);
-    }
-    for (LLVMValueRef v = LLVMGetFirstGlobal(m), next; v; v = next) {
-      next = LLVMGetNextGlobal(v);
-      LLVMLinkage l = LLVMGetLinkage(v);
-      bool local = locals && (l == LLVMInternalLinkage || l == LLVMPrivateLinkage);
-      if (local || LLVMIsDeclaration(v)) changed |= delete_if_unused(v);
-    }
-  }
-}
-
-// One group's module: linkage fixed up, written; an outlined set using optional features
-// also gets its dummy image (not in virtual_by_category mode).
-static int finish_group(Extraction *x, LLVMModuleRef m, const Positions *p, size_t gi) {
-  const Group *group = &x->groups->items[gi];
-  const Graph *g = x->graph;
-  SplitImage image = {.virtual_set = group->virtual_set >= 0
-                                         ? xstrdup(x->sets->names.items[group->virtual_set])
-                                         : NULL};
-  LLVMValueRef f = LLVMGetFirstFunction(m);
-  for (size_t i = 0; i < p->num_functions; i++, f = LLVMGetNextFunction(f)) {
-    const Node *node = &g->nodes[p->functions[i]];
-    if (LLVMIsDeclaration(f)) continue;
-    const char *name = LLVMGetValueName2(f, &(size_t){0});
-    if (node->group == (int)gi) {
-      strlist_push(&image.entries, xstrdup(name));
-      if (node->kernel) {
-        strlist_push(&image.kernels, xstrdup(name));
-      } else {
-        // Outlined virtual functions are what their image is for: always exported. An inline
-        // one (linkonce_odr) stays mergeable with its copies in other units' set images.
-        if (node->virtual_set >= 0) export_virtual_function(f);
-        LLVMLinkage linkage = LLVMGetLinkage(f);
-        if (linkage == LLVMExternalLinkage || linkage == LLVMWeakODRLinkage)
-          strlist_push(&image.exported, xstrdup(name));
-      }
-    } else if (node->exported && node->owner != (int)gi && !x->options->post_link) {
-      // A copy of what another image exports: that image is the one others link against.
-      internalize(f);
-    }
-  }
-  LLVMValueRef v = LLVMGetFirstGlobal(m);
-  for (size_t i = 0; i < p->num_variables; i++, v = LLVMGetNextGlobal(v)) {
-    const Node *node = &g->nodes[p->variables[i]];
-    if (!LLVMIsDeclaration(v) && node->exported && node->owner != (int)gi && !x->options->post_link)
-      internalize(v);
-  }
-
-  delete_dead_globals(m, false); // positions are not needed past this point
-  // (the post-link front makes sycl-post-link's dummies itself, on the cleaned-up module)
-  bool needs_dummy = group->virtual_set >= 0 && !x->options->virtual_by_category &&
-                     x->sets->aspects[group->virtual_set].count;
-  LLVMModuleRef dummy = needs_dummy ? LLVMCloneModule(m) : NULL;
-  if (write_image(x, m, &image)) return -1;
-  if (!dummy) return 0;
-
-  SplitImage empty = {.virtual_set = xstrdup(image.virtual_set), .dummy = true};
-  for (LLVMValueRef d = LLVMGetFirstFunction(dummy); d; d = LLVMGetNextFunction(d)) {
-    if (LLVMIsDeclaration(d) || virtual_set_index(x->sets, d) != group->virtual_set) continue;
-    empty_function_body(d);
-    strlist_push(&empty.exported, xstrdup(LLVMGetValueName2(d, &(size_t){0})));
-    strlist_push(&empty.entries, xstrdup(LLVMGetValueName2(d, &(size_t){0})));
-  }
-  delete_dead_globals(dummy, true);
-  add_mark(dummy, SPLIT_DUMMY_METADATA, empty.virtual_set);
-  int status = write_image(x, dummy, &empty);
-  LLVMDisposeModule(dummy);
-  return status;
-}
-
-// M is reduced to the union of groups [lo, hi); takes ownership of M and P.
-static int extract_range(Extraction *x, LLVMModuleRef m, Positions *p, size_t lo, size_t hi) {
-  int status = 0;
-  if (hi - lo == 1) {
-    status = finish_group(x, m, p, lo);
-  } else {
-    size_t mid = lo + (hi - lo) / 2;
-    LLVMModuleRef left = LLVMCloneModule(m);
-    Positions left_positions = positions_copy(p);
-    reduce_module(x, left, &left_positions, lo, mid);
-    status = extract_range(x, left, &left_positions, lo, mid);
-    if (status == 0) {
-      reduce_module(x, m, p, mid, hi);
-      status = extract_range(x, m, p, mid, hi);
-      return status; // the recursion disposed of M
-    }
-  }
-  LLVMDisposeModule(m);
-  positions_free(p);
-  return status;
-}
 
 //
 // The whole split
@@ -990,11 +447,7 @@ int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char 
   int status = 0;
   if (gs.count == 0) {
     // Nothing to group (no kernel, no SYCL_EXTERNAL function): one image, as it is.
-    Extraction x = {.options = o, .sets = &sets, .out = out};
-    SplitImage image = {0};
-    status = write_image(&x, m, &image);
-    *errmsg = x.error;
-    LLVMDisposeModule(m);
+    status = extract_whole_module(m, o, &sets, out, errmsg);
     goto done;
   }
   compute_closures(&g, &gs, o);
@@ -1003,26 +456,7 @@ int split_module(LLVMModuleRef m, const SplitOptions *o, SplitResult *out, char 
     goto done;
   }
 
-  Positions p = {.functions = xmalloc((g.num_functions + 1) * sizeof(uint32_t)),
-                 .variables = xmalloc((g.num_variables + 1) * sizeof(uint32_t)),
-                 .num_functions = g.num_functions,
-                 .num_variables = g.num_variables};
-  for (uint32_t n = 0; n < g.num_functions; n++)
-    p.functions[n] = n;
-  for (uint32_t n = 0; n < g.num_variables; n++)
-    p.variables[n] = (uint32_t)g.num_functions + n;
-  Extraction x = {.graph = &g,
-                  .groups = &gs,
-                  .options = o,
-                  .sets = &sets,
-                  .needed = xcalloc(g.count, sizeof(uint32_t)),
-                  .defines = xcalloc(g.count, sizeof(uint32_t)),
-                  .out = out};
-  reduce_module(&x, m, &p, 0, gs.count);
-  status = extract_range(&x, m, &p, 0, gs.count);
-  *errmsg = x.error;
-  free(x.needed);
-  free(x.defines);
+  status = extract_images(m, &g, &gs, o, &sets, out, errmsg);
 done:
   if (status) split_result_free(out);
   groups_free(&gs);

@@ -1,6 +1,6 @@
 // The link-time split stage: every user image not split at compile time is split, in
 // parallel across inputs, and replaced by its images. It does not resolve or link anything.
-#include "sycl_thinlto.h"
+#include "split/split.h"
 
 #include <stdlib.h>
 #include <string.h>

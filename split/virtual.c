@@ -1,7 +1,7 @@
 // Virtual-function sets (seed 002): which "indirectly-callable" sets a module defines, the
 // aspects each uses, kernels' "calls-indirectly" aspects, AOT dropping, dummy bodies.
 // It does not group or extract images: split/split.c outlines the sets this file finds.
-#include "sycl_thinlto.h"
+#include "split/split.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // Host registration (seed 004, "custom host compiler"): a constructor that tells the runtime
 // the address of every uniquely identifiable host variable. It computes no device properties.
-#include "sycl_thinlto.h"
+#include "wrap/wrap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,12 +18,6 @@ typedef struct {
   UniqueObject *items;
   size_t count, cap;
 } UniqueObjects;
-
-bool is_llvm_bitcode(const uint8_t *data, size_t size) {
-  static const uint8_t raw[4] = {'B', 'C', 0xC0, 0xDE};
-  static const uint8_t wrapper[4] = {0xDE, 0xC0, 0x17, 0x0B}; // 0x0B17C0DE, little-endian
-  return size >= 4 && (!memcmp(data, raw, 4) || !memcmp(data, wrapper, 4));
-}
 
 static char *attribute_text(LLVMValueRef var, const char *name) {
   const char *value;
@@ -260,59 +254,4 @@ int host_bitcode_offloading(const uint8_t *data, size_t size, const char *name, 
   reading_input_end();
   context_dispose(ctx);
   return rc;
-}
-
-static const char register_usage[] =
-    "USAGE: sycl-thinlto register-host [options] <input.bc> -o <output.bc>\n"
-    "\n"
-    "Adds to a host LLVM module one internal constructor, run before every other constructor\n"
-    "of the module, that calls\n"
-    "  void __register_uniquely_identifiable_object(void *address, const char *unique_id,\n"
-    "                                               const char *kind)\n"
-    "for each global variable it defines with \"sycl-unique-id\" and \"sycl-uid-kind\"\n"
-    "attributes (device_global, specialization_id). A module without any is written unchanged.\n"
-    "The linker-wrapper mode runs this on every host bitcode input (host -flto).\n"
-    "\n"
-    "OPTIONS:\n"
-    "  -o <file>   the output bitcode (required)\n"
-    "  -v          say how many variables were registered\n";
-
-int register_host_main(int argc, char **argv) {
-  const char *input = NULL, *output = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(register_usage, stdout);
-      return 0;
-    } else if (!strcmp(a, "-o")) {
-      if (++i >= argc) fatal(NULL, "option '-o' needs a value");
-      output = argv[i];
-    } else if (!strncmp(a, "-o", 2)) {
-      output = a + 2;
-    } else if (!strcmp(a, "-v")) {
-      verbose = true;
-    } else if (a[0] == '-' && a[1]) {
-      fatal(NULL, "unknown option '%s'; see 'sycl-thinlto register-host --help'", a);
-    } else if (input) {
-      fatal(a, "register-host takes one input file (the first was %s)", input);
-    } else {
-      input = a;
-    }
-  }
-  if (!input) fatal(NULL, "no input file");
-  if (!output) fatal(NULL, "no output file; use -o <file>");
-  Buffer in = {0};
-  int rc = read_file(input, &in);
-  if (rc) fatal(input, "%s", strerror(-rc));
-  Buffer out;
-  size_t registered;
-  char *why;
-  if (register_host_bitcode(in.data, in.size, input, &out, &registered, &why))
-    fatal(input, "%s", why);
-  if ((rc = write_file_atomic(output, out.data, out.size)))
-    fatal(output, "cannot write output: %s", strerror(-rc));
-  note("%s: %zu variable(s) registered", input, registered);
-  free(in.data);
-  free(out.data);
-  return 0;
 }

@@ -1,6 +1,6 @@
 // The wrapper object: the linked images, their kernels and property sets as the host-side
 // tables SYCL runtimes read, plus the registration ctor/dtor. It links nothing itself.
-#include "sycl_thinlto.h"
+#include "wrap/wrap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -305,22 +305,6 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
   return rc;
 }
 
-//
-// `sycl-thinlto wrap IMAGES -o wrapper.o`
-//
-
-static const char wrap_usage[] =
-    "USAGE: sycl-thinlto wrap [options] <images> -o <wrapper.o>\n"
-    "\n"
-    "Writes a host object registering the SYCL images of the given OffloadBinary files\n"
-    "(what `sycl-thinlto link` writes) with __sycl_register_lib, each with its kernels\n"
-    "and its property sets (the `properties` key).\n"
-    "\n"
-    "OPTIONS:\n"
-    "  -o <file>                  the wrapper object (required)\n"
-    "  --host-triple=<triple>     host target (default: LLVM's default triple; x86-64 only)\n"
-    "  --compile-options=<text>   compile options recorded for every image\n"
-    "  --link-options=<text>      link options recorded for every image\n";
 
 // Reads the SYCL images of every file in FILES, with their property sets. The OffloadEntry
 // texts point into *bytes (one buffer per file), freed by the caller.
@@ -386,58 +370,5 @@ int read_images_to_wrap(const StringList *files, OffloadEntry **images, Property
     }
     free(entries);
   }
-  return 0;
-}
-
-int wrap_main(int argc, char **argv) {
-  const char *output = NULL;
-  WrapOptions o = {0};
-  StringList inputs = {0};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(wrap_usage, stdout);
-      return 0;
-    } else if (!strcmp(a, "-o")) {
-      if (++i >= argc) fatal(NULL, "option '-o' needs a value");
-      output = argv[i];
-    } else if (!strncmp(a, "--host-triple=", 14)) {
-      o.host_triple = a + 14;
-    } else if (!strncmp(a, "--compile-options=", 18)) {
-      o.compile_options = a + 18;
-    } else if (!strncmp(a, "--link-options=", 15)) {
-      o.link_options = a + 15;
-    } else if (!strcmp(a, "-v")) {
-      verbose = true;
-    } else if (a[0] == '-' && a[1]) {
-      fatal(NULL, "unknown option '%s'; see 'sycl-thinlto wrap --help'", a);
-    } else {
-      strlist_push(&inputs, xstrdup(a));
-    }
-  }
-  if (!output) fatal(NULL, "no output file; use -o <file>");
-  if (!inputs.count) fatal(NULL, "no input files");
-  for (size_t i = 0; i < inputs.count; i++)
-    if (same_file(inputs.items[i], output))
-      fatal(inputs.items[i], "is also the output file (-o %s); wrapping would overwrite it",
-            output);
-  OffloadEntry *images;
-  PropertySets *properties;
-  Buffer *bytes;
-  size_t count;
-  if (read_images_to_wrap(&inputs, &images, &properties, &count, &bytes)) exit_on_errors();
-  char *why;
-  if (write_wrapper_object(output, images, properties, count, &o, &why)) fatal(output, "%s", why);
-  note("wrapped %zu image(s)", count);
-  for (size_t i = 0; i < count; i++) {
-    free(images[i].strings);
-    propsets_free(&properties[i]);
-  }
-  for (size_t f = 0; f < inputs.count; f++)
-    free(bytes[f].data);
-  free(bytes);
-  free(images);
-  free(properties);
-  strlist_free(&inputs);
   return 0;
 }

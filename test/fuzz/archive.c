@@ -1,6 +1,6 @@
-// Fuzz target: the archive reader (lto/archive.c) on any bytes. Every member it returns lies
+// Fuzz target: the archive reader (formats/archive.c) on any bytes. Every member it returns lies
 // inside them and has a name.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <stdlib.h>
 

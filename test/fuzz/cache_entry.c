@@ -1,14 +1,14 @@
-// Fuzz target: the cache-entry reader (lto/cache.c): an entry's header and checksum
+// Fuzz target: the cache-entry reader (base/cache.c): an entry's header and checksum
 // (cache_entry_payload), then its payload read with the record reader the way each kind's
 // loader reads it. An input is "KIND KEY\n" and the entry's bytes (a seed is a real entry
 // under its real name, so its checksum holds). The payload is read whether the checksum
 // holds or not: a foreign entry with a valid checksum reaches the loaders just the same.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { HEADER_SIZE = 52 }; // magic, version, size, BLAKE3 (lto/cache.c)
+enum { HEADER_SIZE = 52 }; // magic, version, size, BLAKE3 (base/cache.c)
 
 static void read_strings(RecordReader *r) {
   StringList l = {0};

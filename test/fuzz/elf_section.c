@@ -1,6 +1,6 @@
-// Fuzz target: the ELF section reader (elf_offloading_section in lto/input.c, our section
+// Fuzz target: the ELF section reader (elf_offloading_section in formats/input.c, our section
 // table checks then llvm-c's object API) on any bytes. A section it returns lies inside them.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <stdlib.h>
 

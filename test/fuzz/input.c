@@ -1,9 +1,9 @@
-// Fuzz target: the input classifier as a whole (read_input_bytes in lto/input.c): bytes of
+// Fuzz target: the input classifier as a whole (read_input_bytes in formats/input.c): bytes of
 // any form in, device images out, every error through fatal(). Here fatal() returns to the
 // target by longjmp instead of exiting, and what the frames it leaves held is not freed (the
 // tool would have exited): so each input first runs with the leak checker looking away,
 // and one that is accepted runs again, watched, its images checked and freed.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,7 +37,7 @@ static void refuse(void) {
   longjmp(refused, 1);
 }
 
-// As the link's handler does (lto/driver.c): an LLVM error is the input's.
+// As the link's handler does (tool/link.c): an LLVM error is the input's.
 static void llvm_fatal(const char *reason) {
   fatal(NULL, "LLVM ERROR: %s", reason);
 }
@@ -160,7 +160,7 @@ LLVMBool LLVMGetBitcodeModuleInContext2(LLVMContextRef ctx, LLVMMemoryBufferRef 
 
 // True if the input is accepted; the images are in SET.
 static bool classify(const uint8_t *data, size_t size) {
-  set = (InputSet){.for_link = true}; // as a link reads its inputs (lto/driver.c)
+  set = (InputSet){.for_link = true}; // as a link reads its inputs (tool/link.c)
   if (setjmp(refused)) return false;
   read_input_bytes(&set, "input", data, size, false);
   return true;

@@ -1,6 +1,6 @@
-// Fuzz target: the OffloadBinary reader (lto/offload_binary.c) on any bytes. Whatever it
+// Fuzz target: the OffloadBinary reader (formats/offload_binary.c) on any bytes. Whatever it
 // accepts must point inside the input, and must survive being written and read back.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <stdlib.h>
 #include <string.h>

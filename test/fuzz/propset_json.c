@@ -1,7 +1,7 @@
 // Fuzz target: the property JSON reader (propsets_from_json, properties/propset.c). What it
 // accepts is written again (a fixed point after one round) and, where intel's .prop text can
 // say the same names, goes through .prop and back unchanged.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // Fuzz target: intel's .prop text reader (propsets_from_prop, properties/propset.c). What it
 // accepts is written again (a fixed point after one round) and goes through JSON and back
 // unchanged.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,8 @@
 // the program), and has no clGetDeviceGlobalVariablePointerINTEL or clEnqueue*GlobalVariable.
 // A pointer constant (OpSpecConstantOp ConvertUToPtr, valid with the Kernel capability) is the
 // same memory for every kernel of every program, and for the host.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
+#include "spirv/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 // Makes our SPIR-V readable by llvm-spirv-15 (the only way into pocl, ARCHITECTURE.md fact 7):
 // rewrites three valid constructs that translator rejects or mistranslates. Nothing else changes.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
+#include "spirv/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 // Makes pocl 3.1 build the functions a kernel reaches only through function pointers (vtables):
 // adds to each kernel a never-taken branch calling them. Tests only; what kernels compute is kept.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
+#include "spirv/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

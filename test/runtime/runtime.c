@@ -1,7 +1,8 @@
 // The test runtime: keeps every image the wrapper objects register, resolves the image set
 // of a kernel, builds it for OpenCL (pocl) once and runs it. Not a SYCL runtime; tests only.
 #include "sycl_test_runtime.h"
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
+#include "spirv/spirv.h"
 
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>

@@ -1,6 +1,6 @@
-// Specification of lto/archive.c: members of GNU and BSD archives with their names resolved;
+// Specification of formats/archive.c: members of GNU and BSD archives with their names resolved;
 // symbol tables skipped; truncated or malformed archives refused with a clear message.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include "check.h"
 

@@ -1,7 +1,7 @@
-// Specification of lto/cache.c: keys are stable and length-framed, entries round-trip, a
+// Specification of base/cache.c: keys are stable and length-framed, entries round-trip, a
 // truncated, corrupted or foreign entry is a miss, a policy parses lld-style, pruning keeps
 // limits.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include "check.h"
 

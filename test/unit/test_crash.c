@@ -2,7 +2,7 @@
 // input's error (exit 1), any other an internal error (EXIT_INTERNAL_ERROR); a stack overflow
 // is caught too, on the main thread and on a parallel_for worker; either way the temporaries
 // are removed and the children ended. Each case crashes a forked child for real.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include "check.h"
 

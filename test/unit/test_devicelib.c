@@ -1,7 +1,7 @@
 // Specification of properties/devicelib.c: each __devicelib_ name maps to the bit of its
 // fallback library (intel's SYCLDeviceLibReqMask table, exact names), group sort by prefix;
 // a libm-style name to the DPC++ wrapper library defining it.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include "check.h"
 

@@ -1,7 +1,7 @@
 // Specification of util.c's file buffers: read_file and map_file give the same bytes, a
 // mapping survives its file's name and buffer_drop_pages, and what cannot be mapped (an
 // empty file, a directory, a missing path) is a negative errno with nothing allocated.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include "check.h"
 

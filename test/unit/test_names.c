@@ -1,7 +1,7 @@
-// Specification of lto/names.c's is_builtin_name: the names resolution lets stay undefined.
+// Specification of base/names.c's is_builtin_name: the names resolution lets stay undefined.
 // Builtins also when mangled as free functions; every other name, __-prefixed or not, is a
 // user's and must be defined by some unit of the link.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include "check.h"
 

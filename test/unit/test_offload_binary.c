@@ -1,6 +1,6 @@
-// Specification of lto/offload_binary.c: what is written reads back; every bad blob is refused
+// Specification of formats/offload_binary.c: what is written reads back; every bad blob is refused
 // with a message naming the offset and the problem. (LLVM compatibility is checked in lit.)
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include "check.h"
 

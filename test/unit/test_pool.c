@@ -1,6 +1,6 @@
 // The SPIR-V worker pool (hooks/pool.c) against in-process spirv_emit: same bytes, bad
 // jobs fail alone, crashes are survived, the loop ends. `--bench N` times 1 vs 2 workers.
-#include "sycl_thinlto.h"
+#include "hooks/hooks.h"
 
 #include <dirent.h>
 #include <signal.h>

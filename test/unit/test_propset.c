@@ -1,6 +1,6 @@
 // Specification of properties/propset.c: intel's Base64 variant and standard Base64, the
 // .prop text and the upstream JSON encodings, each read back to what was written.
-#include "sycl_thinlto.h"
+#include "properties/properties.h"
 
 #include "check.h"
 

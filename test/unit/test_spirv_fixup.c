@@ -1,6 +1,6 @@
 // Specification of spirv/fixup.c: OpConstantNull of a scalar integer becomes OpConstant 0
 // (one literal word up to 32 bits, two for 64); every other instruction is kept as it is.
-#include "sycl_thinlto.h"
+#include "spirv/spirv.h"
 
 #include "check.h"
 

@@ -1,6 +1,6 @@
 // Specification of spirv/scan.c: the names a SPIR-V module imports and exports, read from its
 // LinkageAttributes decorations; framing errors (truncation, zero word count) refused.
-#include "sycl_thinlto.h"
+#include "spirv/spirv.h"
 
 #include "check.h"
 

@@ -1,6 +1,6 @@
 // Specification of util.c's StrMap: keys are copied, a put replaces the value of an existing
 // key, a missing key reads as NULL, and every key survives the table's growth.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include "check.h"
 

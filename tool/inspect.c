@@ -1,6 +1,6 @@
 // `sycl-thinlto inspect`: prints the device images read_input_file finds, as text or JSON.
 // It reads a bitcode image's kernels when no "symbols" key lists them; it links nothing.
-#include "sycl_thinlto.h"
+#include "tool/tool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +81,7 @@ static void image_symbols(const InputImage *image, StringList *out) {
   if (module_parse(ctx, image->data, image->size, image->origin, true, &m, &why))
     fatal(image->origin, "%s", why);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) == 76 /* spir_kernel */) {
+    if (!LLVMIsDeclaration(f) && is_kernel(f)) {
       size_t len;
       const char *name = LLVMGetValueName2(f, &len);
       strlist_push(out, xstrndup(name, len));

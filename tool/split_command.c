@@ -1,6 +1,6 @@
 // `sycl-thinlto split`: reads bitcode, an OffloadBinary or a fat object, splits its SYCL
 // bitcode images, and writes them back in the same form. The splitting is split/split.c's.
-#include "sycl_thinlto.h"
+#include "tool/tool.h"
 
 #include <errno.h>
 #include <stdio.h>

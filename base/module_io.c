@@ -1,6 +1,6 @@
 // Reading and writing LLVM modules through llvm-c, each context with its own diagnostics.
 // LLVM's default handler prints and calls exit(1) on errors; ours only records the text.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -124,4 +124,24 @@ LLVMValueRef next_global_object(LLVMValueRef gv) {
   if (!LLVMIsAFunction(gv)) return LLVMGetNextGlobal(gv);
   LLVMValueRef next = LLVMGetNextFunction(gv);
   return next ? next : LLVMGetFirstGlobal(LLVMGetGlobalParent(gv));
+}
+
+static const char spirv64_datalayout[] =
+    "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:"
+    "64-G1";
+
+void set_canonical_triple(LLVMModuleRef m) {
+  if (!strcmp(LLVMGetTarget(m), SPIRV_TRIPLE)) return;
+  LLVMSetTarget(m, SPIRV_TRIPLE);
+  LLVMSetDataLayout(m, spirv64_datalayout);
+}
+
+bool is_llvm_bitcode(const uint8_t *data, size_t size) {
+  static const uint8_t raw[4] = {'B', 'C', 0xC0, 0xDE};
+  static const uint8_t wrapper[4] = {0xDE, 0xC0, 0x17, 0x0B}; // 0x0B17C0DE, little-endian
+  return size >= 4 && (!memcmp(data, raw, 4) || !memcmp(data, wrapper, 4));
+}
+
+bool is_kernel(LLVMValueRef f) {
+  return LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL;
 }

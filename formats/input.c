@@ -1,6 +1,6 @@
 // Reads the input files and collects every SYCL SPIR-V device image in them: bare bitcode,
 // OffloadBinary files, fat ELF objects and archives of these. It does not parse the images.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -582,4 +582,11 @@ void release_input_bytes(InputSet *set) {
     set->items[i].data = NULL;
     set->items[i].size = 0;
   }
+}
+
+bool is_dummy_image(const InputImage *input, LLVMModuleRef m) {
+  for (size_t i = 0; input && i < input->num_keys; i++)
+    if (!strcmp(input->keys[i].key, SPLIT_DUMMY_KEY) && !strcmp(input->keys[i].value, "1"))
+      return true;
+  return m && LLVMGetNamedMetadata(m, SPLIT_DUMMY_METADATA, strlen(SPLIT_DUMMY_METADATA));
 }

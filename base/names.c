@@ -1,10 +1,9 @@
 // What a function's name and attributes say about it: a builtin the implementation provides,
 // or a SYCL_EXTERNAL function. Pure predicates for resolution, the split and the hooks.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include <string.h>
 
-enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
 
 static bool has_prefix(const char *s, const char *prefix) {
   return !strncmp(s, prefix, strlen(prefix));
@@ -53,7 +52,7 @@ bool module_has_module_ids(LLVMModuleRef m) {
 // functions reach, and an externally visible spir_func definition is all a SYCL_EXTERNAL
 // function can be told by there.
 bool is_sycl_external(LLVMValueRef f, bool module_ids) {
-  if (LLVMIsDeclaration(f) || LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL) return false;
+  if (LLVMIsDeclaration(f) || is_kernel(f)) return false;
   if (is_builtin_name(LLVMGetValueName2(f, &(size_t){0}))) return false;
   if (module_ids)
     return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "sycl-module-id", 14);

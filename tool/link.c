@@ -1,6 +1,6 @@
 // The `link` command and the clang-sycl-linker personality: options, then the stages of
 // ARCHITECTURE.md one after another, each timed. The stages live in their own files.
-#include "sycl_thinlto.h"
+#include "tool/tool.h"
 
 #include <llvm-c/ErrorHandling.h>
 
@@ -241,11 +241,15 @@ static double peak_rss_mb(void) {
 // Imports are the functions ThinLTO imported that stayed out of line: -avail-extern-to-local
 // turns each into an internal NAME.__uniq.ID copy, which the hooks count; an import inlined
 // everywhere leaves no copy, so this is a lower bound (0 under full LTO, which imports nothing).
-static void print_stats(size_t images, size_t modules, const Cache *cache, double wall) {
+static void print_stats(const ImageResult *results, size_t images, size_t modules,
+                        const Cache *cache, double wall) {
+  size_t hits = 0;
+  for (size_t i = 0; i < images; i++)
+    hits += results[i].from_cache;
   fprintf(stderr, "images: %zu\nmodules: %zu\nimports: %zu\ncompletion links: %zu\n", images,
           modules, stats_get(STAT_IMPORTS), stats_get(STAT_COMPLETION_LINKS));
   if (cache)
-    fprintf(stderr, "cache: %zu hit(s), %zu miss(es)\n", hook_cache_hits, images - hook_cache_hits);
+    fprintf(stderr, "cache: %zu hit(s), %zu miss(es)\n", hits, images - hits);
   else
     fprintf(stderr, "cache: off\n");
   fprintf(stderr, "wall: %.3f s\n", wall);
@@ -255,6 +259,11 @@ static void print_stats(size_t images, size_t modules, const Cache *cache, doubl
 // leaves no temporary behind: LLVM's own handler would exit without cleaning up.
 static void llvm_fatal_error(const char *reason) {
   fatal(NULL, "LLVM ERROR: %s", reason);
+}
+
+// The hooks' step 6: a finished image goes to the output as soon as its turn comes.
+static void image_done(void *output, size_t image) {
+  output_ready(output, image);
 }
 
 static int run_link(LinkOptions *o) {
@@ -370,6 +379,9 @@ static int run_link(LinkOptions *o) {
     emitted += r.modules[i].emit;
   ImageResult *results = xcalloc(emitted ? emitted : 1, sizeof(ImageResult));
   OutputWriter output;
+  OutputImage *outputs = xcalloc(emitted ? emitted : 1, sizeof(OutputImage));
+  for (size_t i = 0; i < emitted; i++)
+    outputs[i] = (OutputImage){&results[i].spirv, &results[i].symbols, &results[i].properties};
   HookOptions ho = {
       .jobs = o->jobs,
       .tool = o->tool,
@@ -380,10 +392,11 @@ static int run_link(LinkOptions *o) {
       .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
       .cache = cachep,
-      .output = &output,
+      .image_done = image_done,
+      .image_done_arg = &output,
   };
   // Images are written as they are done (in order): the link never holds all their SPIR-V.
-  output_open(&output, o->output, o->arch, results, emitted);
+  output_open(&output, o->output, o->arch, outputs, emitted);
   STAGE("hooks", {
     if (o->full_lto) index_definitions(&sources, &r, cachep, o->jobs); // thin_link's is done
     run_hooks(&r, optimized, &sources, &ho, results);
@@ -400,7 +413,7 @@ static int run_link(LinkOptions *o) {
   getrusage(RUSAGE_CHILDREN, &workers); // the largest of them, not a sum
   note("linked %zu image(s) from %zu module(s) in %.3f s; peak %.1f MB, %.1f MB in a worker",
        emitted, input_modules, now_seconds() - start, peak_rss_mb(), workers.ru_maxrss / 1024.0);
-  if (o->stats) print_stats(emitted, input_modules, cachep, now_seconds() - start);
+  if (o->stats) print_stats(results, emitted, input_modules, cachep, now_seconds() - start);
   if (o->time_trace) {
     trace_span(o->full_lto ? "link (full LTO)" : "link (ThinLTO)", o->output, start, now_seconds(),
                0);
@@ -416,6 +429,7 @@ static int run_link(LinkOptions *o) {
     propsets_free(&results[i].properties);
   }
   free(optimized);
+  free(outputs);
   free(results);
   resolution_free(&r);
   input_set_free(&images);

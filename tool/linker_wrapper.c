@@ -1,7 +1,7 @@
 // The clang-linker-wrapper personality: finds the device code among the host link's inputs,
 // links it (our `link`), wraps it with its property sets and runs the host linker. It does
 // not resolve host symbols: every archive member with device code is linked.
-#include "sycl_thinlto.h"
+#include "tool/tool.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // The incremental cache: entries addressed by a BLAKE3 key, written atomically, checked on
 // read (a corrupt, truncated or foreign entry is a miss), pruned by an lld-style policy. It
 // does not decide what goes into a key; the stages that use it do.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include <dirent.h>
 #include <errno.h>

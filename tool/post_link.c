@@ -1,7 +1,7 @@
 // `sycl-post-link` (also `sycl-thinlto post-link`): intel's sycl-post-link command line and
 // files (OUT.table, OUT_N.bc/.ll, OUT_N.prop, OUT_N.sym) over split_module and
 // compute_properties. It groups nothing and computes no property itself; it emits no SPIR-V.
-#include "sycl_thinlto.h"
+#include "tool/tool.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 #include <llvm-c/Comdat.h>
 #include <llvm-c/IRReader.h>
 
-enum { CC_SPIR_KERNEL = 76 };
 
 static const char post_link_usage[] =
     "USAGE: sycl-post-link [options] <input bitcode or IR file, or - for stdin>\n"
@@ -273,7 +272,7 @@ static bool has_attribute(LLVMValueRef f, const char *name) {
 static bool must_preserve(LLVMValueRef f, const StrMap *entries, bool allow_dependencies) {
   const char *name = LLVMGetValueName2(f, &(size_t){0});
   if (allow_dependencies)
-    return LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL ||
+    return is_kernel(f) ||
            (has_attribute(f, "sycl-module-id") && !LLVMGetIntrinsicID(f) &&
             !is_builtin_name(name) && !is_implementation_name(name));
   return strmap_get(entries, name) || has_attribute(f, "indirectly-callable") ||

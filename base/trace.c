@@ -1,6 +1,6 @@
 // --time-trace and --stats: a thread-safe recorder of spans (written as Chrome trace JSON,
 // like clang's -ftime-trace) and of link counters. It measures nothing by itself.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,7 +1,7 @@
 // Writes the linked images as concatenated OffloadBinary v1 blobs (IMG_SPIRV, OFK_SYCL),
 // atomically, in image order, each as soon as it and every image before it are done. It
 // does not wrap images for the host.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,9 +9,9 @@
 
 // Appends image I's blob to the file and frees its SPIR-V, the bulk of a result.
 static void write_image(OutputWriter *w, size_t i) {
-  ImageResult *res = &w->results[i];
-  char *symbols = strlist_join(&res->symbols, "\n");
-  char *properties = propsets_to_json(&res->properties); // issue 4
+  OutputImage *image = &w->images[i];
+  char *symbols = strlist_join(image->symbols, "\n");
+  char *properties = propsets_to_json(image->properties); // issue 4
   OffloadString strings[] = {
       {"triple", SPIRV_TRIPLE},
       {"arch", w->arch ? w->arch : ""},
@@ -23,8 +23,8 @@ static void write_image(OutputWriter *w, size_t i) {
       .offload_kind = OFK_SYCL,
       .strings = strings,
       .num_strings = sizeof(strings) / sizeof(*strings),
-      .image = res->spirv.data,
-      .image_size = res->spirv.size,
+      .image = image->spirv->data,
+      .image_size = image->spirv->size,
   };
   Buffer blob = {0};
   offload_binary_append(&blob, &e);
@@ -32,13 +32,13 @@ static void write_image(OutputWriter *w, size_t i) {
   free(blob.data);
   free(symbols);
   free(properties);
-  free(res->spirv.data);
-  res->spirv = (Buffer){0};
+  free(image->spirv->data);
+  *image->spirv = (Buffer){0};
 }
 
-void output_open(OutputWriter *w, const char *path, const char *arch, ImageResult *results,
+void output_open(OutputWriter *w, const char *path, const char *arch, OutputImage *images,
                  size_t count) {
-  *w = (OutputWriter){.arch = arch, .results = results, .count = count};
+  *w = (OutputWriter){.arch = arch, .images = images, .count = count};
   int rc = atomic_open(&w->file, path);
   if (rc) fatal(path, "cannot write output: %s", strerror(-rc));
   w->ready = xcalloc(count ? count : 1, sizeof(bool));

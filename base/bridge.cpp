@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
 // Gap: llvm-c has no way to build a ModuleSummaryIndex or to write bitcode with one
 // (LLVMWriteBitcodeToMemoryBuffer writes none), and libLTO's thin link ignores a module

@@ -1,6 +1,6 @@
 // OffloadBinary v1 (llvm/Object/OffloadBinary.h): parses concatenated blobs, writes one blob.
 // It does not decide which images are linked (input.c) nor what their keys mean (output.c).
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // sycl-thinlto's entry: picks the subcommand (or the drop-in personality from argv[0]).
 // The stages themselves live in driver.c and the files it calls.
-#include "sycl_thinlto.h"
+#include "tool/tool.h"
 
 #include <stdio.h>
 #include <string.h>

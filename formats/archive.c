@@ -1,6 +1,6 @@
 // Static archives: the members of a GNU or BSD `ar` file, with their names resolved.
 // It does not look inside the members (input.c does) and does not read thin archives.
-#include "sycl_thinlto.h"
+#include "formats/formats.h"
 
 #include <stdlib.h>
 #include <string.h>

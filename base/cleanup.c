@@ -2,13 +2,16 @@
 // (temporaries, a partial output) and the children to end, for exit_failure(), for SIGINT,
 // SIGTERM, SIGHUP, and for the fatal signals (a crash: in LLVM's reader on a malformed input,
 // or ours). It does not decide what is temporary; whoever creates a file registers it here.
-#include "sycl_thinlto.h"
+#include "base/base.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,9 +38,31 @@ static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
 static CleanupPath *_Atomic paths;
 static atomic_bool walking;
 
+// The lowest file of base/: it allocates without xmalloc (memory.c reports through the
+// diagnostics, which clean up through here). Running out while registering a path is fatal.
+static char *copy_path(const char *path) {
+  char *copy = strdup(path);
+  if (!copy) abort();
+  return copy;
+}
+
+const char *tool_name = TOOL_NAME; // here, the lowest file that prints it (crash messages)
+
+void remove_files_in(const char *dir, const char *prefix) {
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+    char file[PATH_MAX];
+    if (snprintf(file, sizeof file, "%s/%s", dir, e->d_name) < (int)sizeof file) unlink(file);
+  }
+  if (d) closedir(d);
+}
+
 void remove_on_failure(const char *path) {
-  CleanupPath *node = xmalloc(sizeof *node);
-  node->path = xstrdup(path);
+  CleanupPath *node = malloc(sizeof *node);
+  if (!node) abort();
+  node->path = copy_path(path);
   pthread_mutex_lock(&paths_lock);
   atomic_store(&node->next, atomic_load(&paths));
   atomic_store(&paths, node);

@@ -1,0 +1,339 @@
+// base/ — the ground floor: what every layer uses and that uses no layer. Diagnostics and
+// cleanup, memory and files, string lists and the string map, threads, the cache, the trace,
+// LLVM modules in and out, the name predicates, the C++ bridge. No other project header.
+#ifndef SYCL_THINLTO_BASE_H
+#define SYCL_THINLTO_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/blake3.h>
+#include <uv.h>
+
+#define TOOL_NAME "sycl-thinlto"
+// The name messages begin with: TOOL_NAME, or "sycl-post-link" when run under that name
+// (intel's tool's tests and users read its messages so). Defined in base/cleanup.c.
+extern const char *tool_name;
+#define SPIRV_TRIPLE "spirv64-unknown-unknown"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+//
+// base/diag.c, memory.c, files.c, parallel.c — diagnostics, memory, files, threads
+//
+
+// A byte buffer owned by whoever holds it: free(data), or buffer_free when it may be mapped.
+typedef struct {
+  uint8_t *data;
+  size_t size;
+  bool mapped; // a read-only mapping of a file (map_file), not malloc'd
+} Buffer;
+
+// A growable array of strings; small metadata, usually kept until exit.
+typedef struct {
+  char **items;
+  size_t count, cap;
+} StringList;
+
+extern bool verbose; // -v: notes on stderr
+
+// Bad input: "sycl-thinlto: error: WHAT: message"; recorded, not fatal.
+void error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Bad input that stops the link now (main thread only): prints, cleans up, exits 1.
+__attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+// Set by fuzz targets (test/fuzz/) only: fatal() calls it before exiting; it must not return.
+extern void (*fatal_hook)(void);
+void warning(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
+void inform(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3))); // always
+int error_count(void);
+// Exits 1 if any error was recorded; called by the driver after each stage.
+void exit_on_errors(void);
+// Our own broken invariant: abort with file and line.
+__attribute__((noreturn)) void die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define assert_that(c)                                                                             \
+  do {                                                                                             \
+    if (!(c)) die("assertion failed: %s", #c);                                                     \
+  } while (0)
+
+// base/cleanup.c: paths removed if the process exits through fatal() or exit_on_errors(),
+// or is ended by SIGINT, SIGTERM or SIGHUP; a directory is removed with the files in it.
+void remove_on_failure(const char *path);
+void keep_on_success(const char *path);
+void remove_failure_paths(void); // exit_failure()'s
+// base/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
+void track_child(int pid);
+void untrack_child(int pid);
+// base/cleanup.c: on SIGINT, SIGTERM or SIGHUP (unless ignored at start) the children get the
+// signal (SIGKILL after 2 s), the paths are removed, and the process ends by the signal.
+// Installed first thing in main; a child forked from us that is not us (the spawner)
+// uninstalls it.
+void install_signal_cleanup(void);
+void uninstall_signal_cleanup(void);
+// True once such a signal is being handled: nothing more is committed.
+bool ending_by_signal(void);
+// Exits wait here while a signal is handled, so the process ends by the signal.
+void wait_while_ending(void);
+// base/cleanup.c: a crash (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE) cleans up as an
+// ending signal does, then exits: 1 with "ORIGIN: malformed KIND: LLVM's KIND reader crashed
+// on it (SIGSEGV)" if the crashing thread was reading an input through LLVM (between these
+// two calls; KIND is "bitcode", "IR" or "object"), else EXIT_INTERNAL_ERROR with "internal
+// error: SIGSEGV during STAGE". ORIGIN must live until reading_input_end. Not nested.
+enum { EXIT_INTERNAL_ERROR = 70 }; // EX_SOFTWARE of <sysexits.h>
+void reading_input_begin(const char *origin, const char *kind);
+void reading_input_end(void);
+// What the process is doing, for that message: a string literal ("link stage hooks").
+void set_crash_stage(const char *stage);
+// The calling thread's alternate signal stack (a crash by stack overflow needs one): given if
+// it has none; signal_stack_end takes back what this thread was given (before it exits).
+void signal_stack_begin(void);
+void signal_stack_end(void);
+// Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
+void remove_files_in(const char *dir, const char *prefix);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void strlist_push(StringList *l, char *s); // takes ownership of s
+bool strlist_contains(const StringList *l, const char *s);
+void strlist_free(StringList *l); // the strings and the array; L is left empty
+// The items with SEP between them, NUL-terminated, malloc'd ("" for none).
+char *strlist_join(const StringList *l, const char *sep);
+// Appends the non-empty items of "a,b,c".
+void strlist_split_commas(StringList *out, const char *list);
+void buffer_append(Buffer *b, const void *data, size_t n);
+
+// 0, or a negative errno: -EISDIR for a directory, -ENODEV for a device (/dev/zero never
+// ends). A FIFO is read to its end; one nobody writes to reads as empty, it does not hang.
+int read_file(const char *path, Buffer *out);
+// What read_file's negative errno RC means, for "FILE: <text>".
+const char *read_error_text(int rc);
+// True if both paths exist and name the same file (an output that would replace an input).
+bool same_file(const char *a, const char *b);
+// Maps a regular, non-empty file read-only: its pages are memory only while they are used
+// (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
+int map_file(const char *path, Buffer *out);
+// Frees a malloc'd buffer or unmaps a mapped one; leaves *B empty.
+void buffer_free(Buffer *b);
+// A mapped buffer's pages leave the process's resident set (the next read brings them back
+// from the page cache); any thread may read it meanwhile. Nothing for a malloc'd buffer.
+void buffer_drop_pages(const Buffer *b);
+// Writes PATH.tmp.PID.N then renames it over PATH: readers never see half a file. An
+// existing non-regular PATH (/dev/null, a FIFO) is written in place instead.
+int write_file_atomic(const char *path, const void *data, size_t size);
+// The same, written piece by piece: open, write (errors are kept), commit or abort. The
+// temporary is removed if the process exits through fatal().
+typedef struct {
+  int fd;
+  char *tmp, *path;
+  int error;
+} AtomicFile;
+int atomic_open(AtomicFile *f, const char *path);
+int atomic_write(AtomicFile *f, const void *data, size_t size);
+int atomic_commit(AtomicFile *f); // 0, or a negative errno (nothing is left behind)
+void atomic_abort(AtomicFile *f);
+// rename(TMP, PATH), except that an existing non-regular PATH (/dev/null, a FIFO) is written
+// in place rather than replaced. 0, or a negative errno.
+int replace_file(const char *tmp, const char *path);
+double now_seconds(void);
+// Hands the pages of freed heap memory back to the system (glibc keeps them otherwise,
+// wherever a live block above them pins the heap): called after a stage frees much.
+void release_free_memory(void);
+
+// A hash table from string to pointer (FNV-1a, open addressing); keys are copied.
+typedef struct {
+  char **keys;
+  void **values;
+  size_t cap, count;
+} StrMap;
+void *strmap_get(const StrMap *m, const char *key);
+void strmap_put(StrMap *m, const char *key, void *value);
+void strmap_free(StrMap *m); // the copied keys and the tables; the values are the caller's
+
+// Runs fn(arg, i) for every i in [0, n) on up to JOBS threads; returns when all are done.
+// fn may only touch item i and thread-safe state (error(), note()).
+void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg);
+
+//
+// base/trace.c — --time-trace (Chrome trace JSON) and --stats counters; thread-safe
+//
+
+enum { TRACE_WORKER_TID = 1000 }; // SPIR-V worker N is traced as thread 1000 + N
+
+void trace_start(void); // on the main thread (its id is 0); nothing is recorded before
+bool trace_enabled(void);
+// A small id for the calling thread: 0 the main thread, 1, 2, ... the others.
+int trace_thread_id(void);
+// A complete span ("ph":"X") from START to END (now_seconds()) on thread TID; DETAIL may be NULL.
+void trace_span(const char *name, const char *detail, double start, double end, int tid);
+// {"traceEvents":[...]} for chrome://tracing or Perfetto, written atomically. 0, or -errno.
+int trace_write(const char *path);
+
+typedef enum {
+  STAT_IMPORTS,          // functions ThinLTO imported that stayed as .__uniq. copies
+  STAT_COMPLETION_LINKS, // definitions completion linked into images
+  STAT_COUNT
+} Stat;
+void stats_add(Stat s, size_t n);
+size_t stats_get(Stat s);
+
+//
+// base/module_io.c — LLVM modules in and out, with diagnostics captured per context
+//
+
+// A context whose diagnostics are kept (never printed, never exit(1) as LLVM's default does).
+LLVMContextRef context_create(void);
+void context_dispose(LLVMContextRef ctx);
+// The text of the last error diagnostic, or NULL.
+const char *context_last_error(LLVMContextRef ctx);
+// Parses bitcode (lazily: bodies materialized on demand). 0, or -1 with *errmsg.
+int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
+                 LLVMModuleRef *out, char **errmsg);
+Buffer module_write(LLVMModuleRef m);
+// Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed
+// (malloc'd).
+char *run_passes(LLVMModuleRef m, const char *passes);
+// The same for one function's pipeline (opt's -passes syntax, function passes) on F alone.
+char *run_function_passes(LLVMValueRef f, const char *passes);
+// The metadata node NAME attached to global object GV, as a value (operands readable), or
+// NULL when it has none.
+LLVMValueRef global_metadata_node(LLVMValueRef gv, const char *name);
+// Every function, then every global variable, of M: the definitions and declarations that
+// symbol tables, completion and checks walk (aliases and ifuncs are not included).
+LLVMValueRef first_global_object(LLVMModuleRef m);
+LLVMValueRef next_global_object(LLVMValueRef gv);
+// A definition that is not local yet (internal, private, appending): one internalization may
+// change. Which of them stay external is the caller's rule (finalization, full LTO).
+bool is_internalizable(LLVMValueRef gv);
+// Internal linkage, default visibility, no comdat.
+void make_internal(LLVMValueRef gv);
+
+// The triple libLTO links (SPIRV_TRIPLE) and its data layout, unless M has it already (the
+// link's split and prepare both set it).
+void set_canonical_triple(LLVMModuleRef m);
+// LLVM bitcode (raw or in the 0x0B17C0DE wrapper), by its magic number.
+bool is_llvm_bitcode(const uint8_t *data, size_t size);
+// The calling conventions SYCL device code uses (llvm/IR/CallingConv.h).
+enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
+bool is_kernel(LLVMValueRef f); // a spir_kernel function, defined or declared
+
+//
+// base/cache.c — the incremental cache (issue 6)
+//
+
+enum { CACHE_KEY_SIZE = 65 }; // 64 hex digits of BLAKE3 and a NUL
+
+typedef struct {
+  uint8_t state[sizeof(llvm_blake3_hasher)];
+} CacheHasher;
+
+typedef struct {
+  uint64_t prune_after;    // seconds an entry may stay unused (default 7 days)
+  uint64_t prune_interval; // seconds between two prunings (default 20 minutes)
+  uint64_t max_bytes;      // 0: no limit
+  uint64_t max_files;      // 0: no limit
+} CachePolicy;
+
+typedef struct {
+  char *dir;
+  CachePolicy policy;
+} Cache;
+
+void cache_hash_init(CacheHasher *h);
+void cache_hash_update(CacheHasher *h, const void *data, size_t size);
+void cache_hash_string(CacheHasher *h, const char *s);
+void cache_hash_final(CacheHasher *h, char key[CACHE_KEY_SIZE]);
+// Every key begins with this: WHAT (the kind and its format version), this tool's version
+// and the version of the libLLVM it runs on.
+void cache_hash_tool(CacheHasher *h, const char *what);
+// The content key of DATA: its hash alone, for keys derived from it.
+void cache_content_key(const void *data, size_t size, char key[CACHE_KEY_SIZE]);
+// The key of what WHAT derives from content alone: the tool's tag and CONTENT_KEY.
+void cache_derived_key(const char *what, const char *content_key, char key[CACHE_KEY_SIZE]);
+// lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
+int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
+int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
+// 0 and the value, or -1 for a miss (absent, truncated, corrupt, or written for another kind
+// or key: a damaged entry is a miss).
+int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
+// The reader of an entry's bytes: the payload's offset (and *payload_size), or -1 when they
+// are not a whole, intact entry of KIND and KEY.
+int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,
+                        size_t *payload_size);
+// Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
+int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
+// cache_put for a link: an entry that cannot be written is a warning, the link goes on.
+void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
+void cache_prune(const Cache *c);
+// Payloads of entries: records of a u64 length and bytes; string lists as a count and records.
+void record_put(Buffer *b, const void *data, size_t size);
+void record_put_strings(Buffer *b, const StringList *l);
+typedef struct {
+  const uint8_t *p, *end;
+  bool bad; // set by the first read past the end; later reads return nothing
+} RecordReader;
+const uint8_t *record_get(RecordReader *r, size_t *size);
+char *record_get_string(RecordReader *r); // malloc'd, or NULL
+bool record_get_strings(RecordReader *r, StringList *l);
+
+
+//
+// base/names.c — what a function's name and attributes say about it
+//
+
+// A builtin: provided by the backend, the runtime or the device (llvm.*, __spirv_*,
+// __sycl_*, __esimd_*, __builtin_*, __devicelib_*, __clc_*, also mangled: _Z<n>__spirv_...).
+// The one test of whether a name may stay undefined; the list and why is in base/names.c.
+bool is_builtin_name(const char *name);
+// True if some function of M carries sycl-module-id: DPC++ IR, where that attribute alone
+// marks SYCL_EXTERNAL functions. Upstream clang writes none.
+bool module_has_module_ids(LLVMModuleRef m);
+// A SYCL_EXTERNAL definition (not a kernel, not a builtin): with MODULE_IDS (its module's
+// module_has_module_ids) one with sycl-module-id, else an externally visible spir_func.
+bool is_sycl_external(LLVMValueRef f, bool module_ids);
+
+
+//
+// base/bridge.cpp — the C++ bridge: only what llvm-c cannot do
+//
+
+// base/bridge.cpp: llvm-c cannot build or write a ThinLTO module summary.
+// Writes M as bitcode with a summary into *out (malloc'd). 0, or -1 with *errmsg.
+int bridge_write_bitcode_with_summary(LLVMModuleRef m, Buffer *out, char **errmsg);
+// base/bridge.cpp: a function or variable definition becomes an external declaration.
+void bridge_make_declaration(LLVMValueRef gv);
+// base/bridge.cpp: llvm-c reads attributes of functions and call sites only, not of global
+// variables. True if GV has the string attribute NAME; *value (not NUL-terminated) and *len
+// then point into LLVM's storage.
+bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **value, size_t *len);
+// base/bridge.cpp: llvm-c cannot set TargetOptions::UseInitArray. TM then emits llvm.global_ctors
+// and llvm.global_dtors as .init_array.N/.fini_array.N (run by every ELF linker, lld too)
+// instead of .ctors.N/.dtors.N.
+void bridge_use_init_array(LLVMTargetMachineRef tm);
+// base/bridge.cpp: llvm-c cannot read a bitcode file's LTO form (llvm::getBitcodeLTOInfo).
+// 0 and *is_thinlto (it has a ThinLTO summary), or -1 if DATA is not bitcode.
+int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
+// base/bridge.cpp: LLVM failing to allocate (a malformed input's sizes) is fatal(), not abort().
+void bridge_handle_bad_alloc(void);
+
+
+// base/run_tool.c: runs ARGV (argv[0] looked up on PATH) to completion, stdin from
+// /dev/null, stdout and stderr together into *output (malloc'd). *wait_status as from
+// waitpid. Thread-safe. 0, or a negative errno when it cannot be started.
+int run_tool(const char *const argv[], Buffer *output, int *wait_status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

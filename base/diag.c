@@ -1,0 +1,96 @@
+// Diagnostics: errors, warnings and notes in the form "tool: error: WHAT: message", fatal()
+// for bad input and die() for our own bugs. Nothing here allocates or knows about LLVM.
+#include "base/base.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bool verbose;
+
+// Errors may be recorded by worker threads; the count and stderr are shared.
+static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
+static int errors;
+
+static void vreport(const char *kind, const char *what, const char *fmt, va_list ap) {
+  pthread_mutex_lock(&diag_lock);
+  if (what)
+    fprintf(stderr, "%s: %s: %s: ", tool_name, kind, what);
+  else
+    fprintf(stderr, "%s: %s: ", tool_name, kind);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  pthread_mutex_unlock(&diag_lock);
+}
+
+void error(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("error", what, fmt, ap);
+  va_end(ap);
+  pthread_mutex_lock(&diag_lock);
+  errors++;
+  pthread_mutex_unlock(&diag_lock);
+}
+
+void warning(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("warning", what, fmt, ap);
+  va_end(ap);
+}
+
+void inform(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("note", what, fmt, ap);
+  va_end(ap);
+}
+
+void note(const char *fmt, ...) {
+  if (!verbose) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("note", NULL, fmt, ap);
+  va_end(ap);
+}
+
+int error_count(void) {
+  pthread_mutex_lock(&diag_lock);
+  int n = errors;
+  pthread_mutex_unlock(&diag_lock);
+  return n;
+}
+
+static __attribute__((noreturn)) void exit_failure(void) {
+  wait_while_ending();
+  remove_failure_paths();
+  exit(1);
+}
+
+void (*fatal_hook)(void);
+
+__attribute__((noreturn)) void fatal(const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("error", what, fmt, ap);
+  va_end(ap);
+  if (fatal_hook) fatal_hook(); // a fuzz target's longjmp: the input was refused
+  exit_failure();
+}
+
+void exit_on_errors(void) {
+  if (error_count()) exit_failure();
+}
+
+__attribute__((noreturn)) void die_at(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: internal error at %s:%d: ", tool_name, file, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  reading_input_end(); // ours, not the input's: the SIGABRT handler says internal error
+  abort();
+}

@@ -1,0 +1,177 @@
+// Files in and out: whole reads, read-only mappings, and atomic writes through a temporary
+// that a failure removes. It decides nothing about which paths may be written.
+#include "base/base.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int read_file(const char *path, Buffer *out) {
+  // Non-blocking, so that opening a FIFO nobody writes to does not wait forever; reads block
+  // again below, and such a FIFO reads as empty.
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+    int e = -errno;
+    close(fd);
+    return e;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return -EISDIR;
+  }
+  // A device has no end to read to (/dev/zero, /dev/urandom) or is nobody's input file.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    close(fd);
+    return -ENODEV;
+  }
+  // CAP + 1 bytes: reading a regular file to its end, at exactly st_size, needs no growth.
+  size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536, size = 0;
+  uint8_t *data = xmalloc(cap + 1);
+  for (;;) {
+    if (size == cap + 1) data = xrealloc(data, (cap = cap * 2 + 1) + 1);
+    ssize_t n = read(fd, data + size, cap + 1 - size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = -errno;
+      free(data);
+      close(fd);
+      return e;
+    }
+    if (n == 0) break;
+    size += n;
+  }
+  close(fd);
+  *out = (Buffer){data, size, false};
+  return 0;
+}
+
+const char *read_error_text(int rc) {
+  return rc == -ENODEV ? "a device, not a file" : strerror(-rc);
+}
+
+bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int map_file(const char *path, Buffer *out) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -errno;
+  struct stat st;
+  int rc = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || !st.st_size ? -EINVAL : 0;
+  void *data = rc ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (!rc && data == MAP_FAILED) rc = -errno;
+  close(fd);
+  if (rc) return rc;
+  *out = (Buffer){data, (size_t)st.st_size, true};
+  return 0;
+}
+
+void buffer_free(Buffer *b) {
+  if (b->mapped)
+    munmap(b->data, b->size);
+  else
+    free(b->data);
+  *b = (Buffer){0};
+}
+
+void buffer_drop_pages(const Buffer *b) {
+  if (b->mapped) madvise(b->data, b->size, MADV_DONTNEED);
+}
+
+// Writes to an existing non-regular file (/dev/null, a FIFO, a terminal) in place: renaming
+// over it would replace the device node itself.
+static int write_all(int fd, const void *data, size_t size) {
+  const uint8_t *p = data;
+  while (size) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -errno;
+    p += n;
+    size -= n;
+  }
+  return 0;
+}
+
+int atomic_open(AtomicFile *f, const char *path) {
+  static atomic_uint serial; // distinct temporary names for concurrent writers of one path
+  struct stat st;
+  *f = (AtomicFile){.fd = -1, .path = xstrdup(path)};
+  // An existing non-regular file (/dev/null, a FIFO, a terminal) is written in place:
+  // renaming over it would replace the device node itself.
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    f->fd = open(path, O_WRONLY | O_TRUNC);
+  } else {
+    f->tmp = format("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
+    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (f->fd >= 0) remove_on_failure(f->tmp);
+  }
+  if (f->fd < 0) {
+    int e = -errno;
+    atomic_abort(f);
+    return e;
+  }
+  return 0;
+}
+
+int atomic_write(AtomicFile *f, const void *data, size_t size) {
+  if (!f->error) f->error = write_all(f->fd, data, size);
+  return f->error;
+}
+
+int atomic_commit(AtomicFile *f) {
+  int e = f->error;
+  if (close(f->fd) < 0 && !e) e = -errno;
+  f->fd = -1;
+  if (!e && ending_by_signal()) e = -EINTR; // the signal's handler is removing f->tmp
+  if (!e && f->tmp && rename(f->tmp, f->path) < 0) e = -errno;
+  if (e) {
+    atomic_abort(f);
+    return e;
+  }
+  if (f->tmp) keep_on_success(f->tmp);
+  free(f->tmp);
+  free(f->path);
+  *f = (AtomicFile){.fd = -1};
+  return 0;
+}
+
+void atomic_abort(AtomicFile *f) {
+  if (f->fd >= 0) close(f->fd);
+  if (f->tmp) {
+    unlink(f->tmp);
+    keep_on_success(f->tmp);
+  }
+  free(f->tmp);
+  free(f->path);
+  *f = (AtomicFile){.fd = -1};
+}
+
+int write_file_atomic(const char *path, const void *data, size_t size) {
+  AtomicFile f;
+  int e = atomic_open(&f, path);
+  if (e) return e;
+  atomic_write(&f, data, size);
+  return atomic_commit(&f);
+}
+
+int replace_file(const char *tmp, const char *path) {
+  struct stat st;
+  if (stat(path, &st) < 0 || S_ISREG(st.st_mode)) return rename(tmp, path) < 0 ? -errno : 0;
+  Buffer b;
+  int rc = read_file(tmp, &b);
+  if (rc == 0) {
+    rc = write_file_atomic(path, b.data, b.size); // written in place: PATH is not regular
+    free(b.data);
+  }
+  unlink(tmp);
+  return rc;
+}

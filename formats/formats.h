@@ -1,0 +1,177 @@
+// formats/ — reading and writing files: OffloadBinary, archives, fat objects and bitcode
+// found in the inputs, and the linked output. Nothing here links or changes a module.
+#ifndef SYCL_THINLTO_FORMATS_H
+#define SYCL_THINLTO_FORMATS_H
+
+#include "properties/properties.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//
+// formats/split marks
+//
+
+// How split images are marked (split/ writes them; the link, the hooks and properties read
+// them).
+// OffloadBinary string keys of every split image:
+#define SPLIT_KEY "sycl-split" // the mode: kernel, source, auto or none
+// ...of an image holding one outlined virtual-function set, and of its dummy copy:
+#define SPLIT_VF_SET_KEY "sycl-virtual-functions-set" // the set's name
+#define SPLIT_DUMMY_KEY "sycl-dummy-image"            // "1" on the dummy image only
+// The same marks in the module, for bitcode that lost its keys (clang-linker-wrapper):
+// named metadata !sycl-split = !{!{!"<mode>"}} on every split module, and
+// !sycl-dummy-image = !{!{!"<set>"}} on a dummy image. The outlined set's functions keep
+// their "indirectly-callable"="<set>" attribute; other images only declare them.
+#define SPLIT_MODE_METADATA "sycl-split"
+#define SPLIT_DUMMY_METADATA "sycl-dummy-image"
+
+//
+// formats/offload_binary.c — OffloadBinary v1 (llvm/Object/OffloadBinary.h)
+//
+
+enum { IMG_NONE = 0, IMG_OBJECT, IMG_BITCODE, IMG_CUBIN, IMG_FATBINARY, IMG_PTX, IMG_SPIRV };
+enum { OFK_OPENMP = 1, OFK_CUDA = 2, OFK_HIP = 4, OFK_SYCL = 8 };
+
+typedef struct {
+  const char *key, *value;
+} OffloadString;
+
+typedef struct {
+  uint16_t image_kind, offload_kind;
+  uint32_t flags;
+  OffloadString *strings; // array owned by the entry; texts point into the parsed bytes
+  size_t num_strings;
+  const uint8_t *image; // points into the parsed bytes
+  size_t image_size;
+} OffloadEntry;
+
+bool is_offload_binary(const uint8_t *data, size_t size);
+// Parses one or more concatenated blobs. 0, or -1 with *errmsg (malloc'd) saying
+// what is wrong and at which byte offset. *entries is malloc'd.
+int offload_binary_parse(const uint8_t *data, size_t size, OffloadEntry **entries, size_t *count,
+                         char **errmsg);
+// Appends one v1 blob for E to OUT; strings are written in the order given.
+void offload_binary_append(Buffer *out, const OffloadEntry *e);
+const char *offload_entry_get(const OffloadEntry *e, const char *key);
+// The texts and the array.
+void offload_strings_free(OffloadString *strings, size_t count);
+const char *image_kind_name(uint16_t kind); // "spirv", "bitcode", ...
+
+//
+// formats/archive.c — static archives (ar, GNU long-name table)
+//
+
+typedef struct {
+  char *name;          // malloc'd
+  const uint8_t *data; // points into the archive bytes
+  size_t size;
+} ArchiveMember;
+
+bool is_archive(const uint8_t *data, size_t size);
+// Regular members only (symbol tables and the long-name table are skipped).
+int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, size_t *count,
+                  char **errmsg);
+
+//
+// formats/input.c — every device image found in the inputs
+//
+
+typedef struct {
+  char *origin;          // for messages: "a.o", "libx.a(m.o)", "blob.bin[1]"
+  uint16_t image_kind;   // IMG_BITCODE for bitcode found bare or in an ELF
+  uint16_t offload_kind; // OFK_SYCL when found bare
+  char *triple, *arch;   // canonical triple
+  OffloadString *keys;
+  size_t num_keys;     // every string key the image came with
+  bool keys_copied;    // the keys are the image's own copies, not pointers into input bytes
+  const uint8_t *data; // the image bytes; they live as long as the input buffers
+  size_t size;
+  bool is_library; // --device-libs: supplies definitions, never emitted
+  // What split/program.c reads of the image, when the link's split wrote it (else NULL):
+  // serialized facts, living as long as the image's bytes.
+  const uint8_t *facts;
+  size_t facts_size;
+  // Written by the link's split (split/stage.c): the canonical triple and data layout, and a
+  // ThinLTO summary with the module hash. Prepare passes such an image on unchanged when it
+  // has nothing to drop or mark (formats/prepare.c).
+  bool link_ready;
+} InputImage;
+
+typedef struct {
+  InputImage *items;
+  size_t count, cap;
+  Buffer *files; // the input files' bytes, kept until the link no longer needs them
+  size_t num_files;
+  // Set by a link before reading: a bitcode file named on the command line for another
+  // target, and user images for two different SPIR-V targets (spir64_gen and spirv64), are
+  // errors there; inspect lists what it finds and only notes what it skips.
+  bool for_link;
+  char *target, *target_origin; // for_link: the first user image's target, and where from
+} InputSet;
+
+// Adds the images of one file (any supported form). Errors are fatal.
+void read_input_file(InputSet *set, const char *path, bool is_library);
+// The same for a file's bytes, named ORIGIN in messages; the images point into DATA.
+void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
+                      bool is_library);
+// Frees the first NUM_FILES files read, once the images are found (and split): every image
+// keeps its own bytes and keys, the rest (host code, what a split replaced) goes.
+void release_file_bytes(InputSet *set, size_t num_files);
+// Frees the bytes of every file and image once the modules are prepared (origins and keys
+// stay): the thin link works on the prepared copies.
+void release_input_bytes(InputSet *set);
+// An image owns its origin, triple, arch and key array, and the keys' texts once
+// keys_copied. derive: a copy of IN's own strings, no keys and keys_copied set (an image made
+// from IN: the keys that split_image_keys makes are its own). free: what it owns, not its bytes.
+InputImage input_image_derive(const InputImage *in);
+void input_image_free(InputImage *in);
+// Every image, the files' bytes and the set's own strings.
+void input_set_free(InputSet *set);
+// Triples linked here: spirv64*, spir64* (canonicalized to SPIRV_TRIPLE).
+bool is_spirv_triple(const char *triple);
+const char *canonical_triple(const char *triple);
+// The .llvm.offloading section of an ELF object, through llvm-c's object API.
+// 0 with *section NULL when the object has none; -1 with *errmsg if not an object or the
+// section is out of range or empty.
+int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
+                           size_t *section_size, char **errmsg);
+
+// A set's dummy image: SPLIT_DUMMY_KEY "1" on the input, or SPLIT_DUMMY_METADATA in M.
+bool is_dummy_image(const InputImage *input, LLVMModuleRef m);
+
+//
+// formats/output.c — the linked images as OffloadBinary blobs
+//
+
+// One image to write: pointers into whoever holds the image (the hooks' results). Writing it
+// frees its SPIR-V, the bulk of it.
+typedef struct {
+  Buffer *spirv;
+  const StringList *symbols;        // kernel names
+  const PropertySets *properties;   // written as JSON under the "properties" key
+} OutputImage;
+
+// Opened before the hooks, which call output_ready as each image is done; output_commit
+// writes what is left and renames the file into place (fatal on error). A failed link
+// exits without committing, and the temporary is removed.
+typedef struct OutputWriter {
+  AtomicFile file;
+  const char *arch;
+  OutputImage *images;
+  size_t count, next; // images [0, next) are written, their SPIR-V freed
+  bool *ready;
+  bool streaming; // a regular file: images go out as soon as their turn comes
+} OutputWriter;
+// IMAGES (COUNT of them) must live until output_commit.
+void output_open(OutputWriter *w, const char *path, const char *arch, OutputImage *images,
+                 size_t count);
+void output_ready(OutputWriter *w, size_t image); // loop thread
+void output_commit(OutputWriter *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,20 @@
+// --check-imports, after the hooks: a warning for each symbol an image imports that no image
+// of this link exports. It decides nothing; the runtime may still find it in a shared library.
+#include "hooks/hooks.h"
+
+void check_link_imports(const ImageResult *results, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    const PropertySet *imports = propsets_find_set(&results[i].properties, "SYCL/imported symbols");
+    for (size_t s = 0; imports && s < imports->count; s++) {
+      const char *symbol = imports->props[s].name;
+      bool exported = false;
+      for (size_t k = 0; k < count && !exported; k++)
+        exported = propsets_find(&results[k].properties, "SYCL/exported symbols", symbol);
+      if (!exported)
+        warning(results[i].module->input->origin,
+                "imported symbol '%s' is exported by no image of this link (it may still come "
+                "from a shared library at run time)",
+                symbol);
+    }
+  }
+}

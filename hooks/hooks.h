@@ -1,0 +1,188 @@
+// hooks/ — the pre-codegen hook, per image and in parallel: completion, finalization,
+// properties, SPIR-V on worker processes, checks. Nothing here decides what is linked.
+#ifndef SYCL_THINLTO_HOOKS_H
+#define SYCL_THINLTO_HOOKS_H
+
+#include "formats/formats.h"
+#include "spirv/spirv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//
+// The link's modules, as symbol resolution (lto/symbols.c) fills them and the hooks read them
+//
+
+typedef enum { DEF_NONE, DEF_STRONG, DEF_WEAK, DEF_LINKONCE } DefKind;
+
+typedef struct {
+  char *name;
+  DefKind def; // DEF_NONE for a use
+  bool is_function;
+  bool is_kernel;        // spir_kernel definition
+  bool is_external;      // SYCL_EXTERNAL-style: externally visible spir_func definition
+  bool is_device_global; // a variable with "sycl-unique-id": the host reaches it by that id
+} ModuleSymbol;
+
+// One module taking part in the link: an input image or a device library.
+typedef struct LinkModule {
+  int index; // position in the link, also libLTO's module order
+  const InputImage *input;
+  char *id;                         // unique module identifier for libLTO
+  char content_key[CACHE_KEY_SIZE]; // with a cache: its bitcode's hash (resolve_symbols)
+  ModuleSymbol *symbols;
+  size_t num_symbols;
+  StringList kernels;        // its kernels, in module order
+  StringList exported;       // SYCL_EXTERNAL definitions it prevails for
+  StringList device_globals; // device globals it defines (kept external: the host uses them)
+  bool emit;                 // produces an output image
+  Buffer prepared;           // bitcode with a ThinLTO summary, ready for libLTO
+  char *prepare_error;       // set by a worker in the prepare stage
+  bool passed_on;            // prepared is the split's bitcode as it was (prepare.c)
+  // Seed 002: an image without kernels holding an outlined "indirectly-callable" set (or the
+  // set's dummy) is emitted with the set's functions as entry points; no other image gets
+  // their definitions. A dummy resolves nothing, is no import source, skips libLTO.
+  char *virtual_set;            // the set it holds, or NULL
+  StringList virtual_functions; // its "indirectly-callable" definitions
+  bool dummy;                   // SPLIT_DUMMY_KEY / SPLIT_DUMMY_METADATA
+  int opt_level;                // the level it was compiled at (module_opt_level); -1: unknown
+} LinkModule;
+
+typedef struct {
+  LinkModule *modules;
+  size_t num_modules;
+  StrMap prevailing;        // symbol name -> LinkModule* whose definition wins
+  StringList must_preserve; // kernels (and exports) of emitted images
+  StringList cross_referenced;
+} Resolution;
+
+//
+// hooks/ — the pre-codegen hook, per image, in parallel
+//
+
+typedef enum { SPIRV_BACKEND, SPIRV_TRANSLATOR } SpirvTool;
+
+typedef struct {
+  int jobs;
+  SpirvTool tool;
+  const char *llvm_spirv; // --llvm-spirv
+  bool validate;          // spirv-val unless --no-validate
+  bool allow_dependencies;
+  bool stats;                    // --stats: count imports and completion links
+  int opt_level;                 // the optLevel property where the modules do not say (-O)
+  const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv
+  const Cache *cache;            // --cache-dir, or NULL
+  // Called on the loop thread as each image is done, its result final (the driver writes it
+  // out), or NULL.
+  void (*image_done)(void *arg, size_t image);
+  void *image_done_arg;
+} HookOptions;
+
+// The result for one output image.
+typedef struct {
+  const LinkModule *module;
+  Buffer spirv;
+  StringList symbols;      // kernel names
+  StringList imports;      // what the SPIR-V still imports
+  PropertySets properties; // runtime metadata, computed on the finalized module (issue 4)
+  char *error;             // recorded by whoever failed; reported by the stage
+  bool from_cache;         // taken whole from the --cache-dir cache (for --stats)
+} ImageResult;
+
+// hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V
+// generation on the worker processes; results[i] for every emitted module.
+// SOURCES are the indexed completion sources (thin_link's, or index_definitions').
+typedef struct CompletionSources CompletionSources;
+void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *sources,
+               const HookOptions *opts, ImageResult *results);
+
+// hooks/complete.c: where completion finds definitions: the post-ThinLTO modules,
+// whose names match what the backends left behind (promoted locals included).
+struct CompletionSources {
+  const Buffer *bitcode; // every module's post-ThinLTO bitcode
+  size_t num_modules;
+  StrMap provider; // symbol -> (index + 1) of the module whose definition is linked
+  char (*content_key)[CACHE_KEY_SIZE]; // with a cache: each module's bitcode hash, else NULL
+};
+
+// Reads every module's external definitions (in parallel) and picks a provider for each.
+// With CACHE, also hashes each module into s->content_key, and keeps each module's list of
+// definitions there: a relink parses only the modules that changed.
+// Returns how many modules did not read as bitcode (they provide nothing).
+size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs);
+// The provider map and content keys; not the bitcode, which the caller owns.
+void completion_sources_free(CompletionSources *s);
+// Links into M the provided definition of every declaration, and everything those need,
+// until nothing more can be found. Thread-safe for distinct contexts. 0, or -1 with *errmsg.
+int complete_module(LLVMModuleRef m, const CompletionSources *s, char **errmsg);
+// The same, also listing in LOOKED_UP every name it searched a provider for (the image
+// cache's dependencies: the result depends on exactly those names' providers).
+int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, StringList *looked_up,
+                              char **errmsg);
+
+// hooks/image_cache.c: a finished image (SPIR-V, symbols, imports, properties) cached under
+// a key of its post-ThinLTO bitcode (CONTENT_KEY, the hash the definitions index took) and
+// the options (and the input module's own opt level, which optLevel follows), valid while
+// every name completion looked up still has a provider with the same content.
+void image_cache_key(const char *content_key, const HookOptions *opts, int module_opt_level,
+                     char key[CACHE_KEY_SIZE]);
+bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources *s,
+                        ImageResult *out);
+void image_cache_store(const Cache *c, const char *key, const StringList *looked_up,
+                       const CompletionSources *s, const ImageResult *res);
+
+// hooks/finalize.c: internalizes all but the entry points and removes what is dead.
+// With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,
+// instcombine, simplifycfg) that is all the optimization a thin image gets after import.
+int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_level, char **errmsg);
+// hooks/finalize.c: every device global M defines with a "sycl-unique-id" gets spirv.Decorations
+// for HostAccessINTEL <access> "<id>" (SPV_INTEL_global_variable_host_access): the ID is how
+// a runtime finds the variable in the SPIR-V (issue 16).
+void decorate_host_access(LLVMModuleRef m);
+
+// hooks/pool.c — long-lived worker processes, forked by the spawner (ARCHITECTURE fact 9).
+// Loop-thread only: a worker process owns one request at a time; the loop owns the rest.
+typedef struct WorkerPool WorkerPool;
+// Called on the loop thread. On success errmsg is NULL and spirv is owned by the callee;
+// on failure spirv is empty and errmsg (malloc'd, owned by the callee) says why.
+typedef void (*CodegenDone)(void *arg, Buffer spirv, char *errmsg);
+WorkerPool *worker_pool_start(uv_loop_t *loop, int num_workers, char **errmsg);
+// Queues BITCODE (ownership passes to the pool) for SPIR-V generation.
+void worker_pool_submit(WorkerPool *pool, Buffer bitcode, CodegenDone done, void *arg);
+// Closes the workers' pipes once every submitted job has finished; the loop then ends.
+void worker_pool_stop(WorkerPool *pool);
+
+// hooks/spawner.c — the process that forks the pool's workers. spawner_start forks it; call
+// it while the process has no other thread. 0, or a negative errno.
+int spawner_start(void);
+// Closes the spawner's socket and waits for it (and so for every worker's resource usage).
+void spawner_stop(void);
+// The linker's end of the spawner's socket, to poll for reports; -1 when not started.
+int spawner_fd(void);
+// Asks for worker SERIAL on FDS (its stdin, stdout, stderr; ours to close after). 0, or a
+// negative errno (-ESRCH: the spawner has ended); whether it started comes as a report. A
+// worker is killed when the spawner ends.
+int spawner_spawn(unsigned serial, const int fds[3]);
+// Kills worker SERIAL unless it has already been reaped.
+void spawner_kill(unsigned serial);
+// Reports from the spawner: STARTED (value: pid), FAILED (value: errno), EXITED (value:
+// exit status, signal: the signal that ended it, or 0).
+enum { SPAWNER_STARTED = 10, SPAWNER_FAILED = 11, SPAWNER_EXITED = 12 };
+typedef struct {
+  uint32_t kind, serial;
+  int64_t value;
+  int32_t signal;
+} SpawnerMessage;
+// The next report: 1, 0 if none is waiting, -EPIPE once the spawner has gone.
+int spawner_receive(SpawnerMessage *m);
+
+
+// hooks/check_imports.c: --check-imports: a warning for each imported symbol no image of this link exports.
+void check_link_imports(const ImageResult *results, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,77 @@
+// lto/ — the ThinLTO and full-LTO stages: symbol resolution, prepare, the thin link and
+// its backends (libLTO), full LTO. Option parsing and output files are the tool's.
+#ifndef SYCL_THINLTO_LTO_H
+#define SYCL_THINLTO_LTO_H
+
+#include "hooks/hooks.h"
+#include "split/split.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//
+// lto/symbols.c — symbol resolution over all images
+//
+
+// Reads every module's symbols (in parallel; from CACHE for bitcode read before), then
+// resolves them. Under AOT (no set images: kernel images are self-contained) a module
+// defining "indirectly-callable" functions is an ordinary source of definitions.
+// Duplicate strong definitions are errors naming both inputs.
+void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, bool aot,
+                     const Cache *cache, int jobs);
+// Everything resolve_symbols and the prepare stage allocated; not the inputs.
+void resolution_free(Resolution *r);
+
+//
+// lto/prepare.c — every module made ready for the thin link
+//
+
+// Canonical triple, overridden weak definitions dropped, entry points marked with the aspects
+// they reach in PROGRAM (may be NULL), written with a summary. With a cache, a module whose
+// bytes, dropped definitions and marks are unchanged is not redone.
+void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache, int jobs);
+
+//
+// lto/thinlto.c — the thin link and the per-module backends (libLTO)
+//
+
+typedef struct {
+  int jobs;
+  int import_instr_limit;
+  const char *save_temps_dir; // NULL unless --save-temps
+  const Cache *cache;         // --cache-dir: libLTO's backend cache lives in DIR/thinlto
+} ThinLinkOptions;
+
+// Post-ThinLTO bitcode of every module, indexed like r->modules: emitted ones are
+// finished by the hooks, all of them are sources for completion, which SOURCES (initialized
+// here, freed with completion_sources_free) indexes. Indexing reads every module, so it is
+// also where a damaged ThinLTO cache entry shows: the link is then redone without them.
+void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+               CompletionSources *sources);
+
+//
+// lto/full_lto.c — --lto=full: one module, optimized once, split again (the baseline)
+//
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef module;
+} FullModule;
+
+// Links the prepared user modules into one, in link order, then what it uses of the device
+// libraries (through complete_module). Errors are fatal. A set's dummy image is left out:
+// the split of the linked module makes it again.
+void full_link(Resolution *r, int jobs, FullModule *out);
+// Internalizes all but what ThinLTO would preserve (and virtual functions), then runs
+// default<O<level>> once.
+void full_optimize(FullModule *fm, const Resolution *r, int opt_level);
+// Splits the module (consumed, context disposed) by O's rules into IMAGES, each named after
+// the input of its first kernel; returns their bitcode (IMAGES point into it; caller frees).
+Buffer *full_split(FullModule *fm, const Resolution *r, const SplitOptions *o, InputSet *images);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+// tool/ — the commands on top: main and its subcommands, each parsing its options and calling
+// the stages below in data-flow order. Nothing else calls into tool/.
+#ifndef SYCL_THINLTO_TOOL_H
+#define SYCL_THINLTO_TOOL_H
+
+#include "lto/lto.h"
+#include "wrap/wrap.h"
+
+//
+// tool/options.c — what every command's option parser shares
+//
+
+// "--name=value", "--name value", or the same with one dash: the value (pointing into ARG or
+// argv), or NULL if ARG is another option. NAME is given without dashes.
+const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name);
+// The value of -j / --jobs (OPTION names it in the error): 1 to MAX_JOBS, else fatal.
+enum { MAX_JOBS = 1024 }; // libuv's thread pool holds at most 1024 threads
+int parse_jobs(const char *option, const char *text);
+
+//
+// The commands, in the order `sycl-thinlto --help` lists them
+//
+
+// tool/link.c: `sycl-thinlto link`, the link driver: the data flow of ARCHITECTURE.md, one
+// call per stage.
+int link_main(int argc, char **argv);
+// tool/link.c: argv[0] ends in clang-sycl-linker: clang-sycl-linker 22's command line.
+int clang_sycl_linker_main(int argc, char **argv);
+// tool/split_command.c: `sycl-thinlto split`.
+int split_main(int argc, char **argv);
+// tool/post_link.c: `sycl-thinlto post-link`, or argv[0] ending in sycl-post-link: intel's
+// sycl-post-link command line and output files over split_module and compute_properties.
+int post_link_main(int argc, char **argv);
+// tool/linker_wrapper.c: `sycl-thinlto wrapper`, or argv[0] ending in clang-linker-wrapper:
+// clang-linker-wrapper 22's command line; device link, wrap, then the host linker.
+int linker_wrapper_main(int argc, char **argv);
+// tool/wrap_commands.c: `sycl-thinlto wrap IMAGES -o wrapper.o`.
+int wrap_main(int argc, char **argv);
+// tool/wrap_commands.c: `sycl-thinlto register-host IN.bc -o OUT.bc`.
+int register_host_main(int argc, char **argv);
+// tool/inspect.c: `sycl-thinlto inspect`.
+int inspect_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,137 @@
+// The `wrap` and `register-host` commands: their options, then one call into wrap/. They
+// build no wrapper object and change no module themselves.
+#include "tool/tool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+//
+// `sycl-thinlto wrap IMAGES -o wrapper.o`
+//
+
+static const char wrap_usage[] =
+    "USAGE: sycl-thinlto wrap [options] <images> -o <wrapper.o>\n"
+    "\n"
+    "Writes a host object registering the SYCL images of the given OffloadBinary files\n"
+    "(what `sycl-thinlto link` writes) with __sycl_register_lib, each with its kernels\n"
+    "and its property sets (the `properties` key).\n"
+    "\n"
+    "OPTIONS:\n"
+    "  -o <file>                  the wrapper object (required)\n"
+    "  --host-triple=<triple>     host target (default: LLVM's default triple; x86-64 only)\n"
+    "  --compile-options=<text>   compile options recorded for every image\n"
+    "  --link-options=<text>      link options recorded for every image\n";
+
+int wrap_main(int argc, char **argv) {
+  const char *output = NULL;
+  WrapOptions o = {0};
+  StringList inputs = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(wrap_usage, stdout);
+      return 0;
+    } else if (!strcmp(a, "-o")) {
+      if (++i >= argc) fatal(NULL, "option '-o' needs a value");
+      output = argv[i];
+    } else if (!strncmp(a, "--host-triple=", 14)) {
+      o.host_triple = a + 14;
+    } else if (!strncmp(a, "--compile-options=", 18)) {
+      o.compile_options = a + 18;
+    } else if (!strncmp(a, "--link-options=", 15)) {
+      o.link_options = a + 15;
+    } else if (!strcmp(a, "-v")) {
+      verbose = true;
+    } else if (a[0] == '-' && a[1]) {
+      fatal(NULL, "unknown option '%s'; see 'sycl-thinlto wrap --help'", a);
+    } else {
+      strlist_push(&inputs, xstrdup(a));
+    }
+  }
+  if (!output) fatal(NULL, "no output file; use -o <file>");
+  if (!inputs.count) fatal(NULL, "no input files");
+  for (size_t i = 0; i < inputs.count; i++)
+    if (same_file(inputs.items[i], output))
+      fatal(inputs.items[i], "is also the output file (-o %s); wrapping would overwrite it",
+            output);
+  OffloadEntry *images;
+  PropertySets *properties;
+  Buffer *bytes;
+  size_t count;
+  if (read_images_to_wrap(&inputs, &images, &properties, &count, &bytes)) exit_on_errors();
+  char *why;
+  if (write_wrapper_object(output, images, properties, count, &o, &why)) fatal(output, "%s", why);
+  note("wrapped %zu image(s)", count);
+  for (size_t i = 0; i < count; i++) {
+    free(images[i].strings);
+    propsets_free(&properties[i]);
+  }
+  for (size_t f = 0; f < inputs.count; f++)
+    free(bytes[f].data);
+  free(bytes);
+  free(images);
+  free(properties);
+  strlist_free(&inputs);
+  return 0;
+}
+
+//
+// `sycl-thinlto register-host IN.bc -o OUT.bc`
+//
+
+static const char register_usage[] =
+    "USAGE: sycl-thinlto register-host [options] <input.bc> -o <output.bc>\n"
+    "\n"
+    "Adds to a host LLVM module one internal constructor, run before every other constructor\n"
+    "of the module, that calls\n"
+    "  void __register_uniquely_identifiable_object(void *address, const char *unique_id,\n"
+    "                                               const char *kind)\n"
+    "for each global variable it defines with \"sycl-unique-id\" and \"sycl-uid-kind\"\n"
+    "attributes (device_global, specialization_id). A module without any is written unchanged.\n"
+    "The linker-wrapper mode runs this on every host bitcode input (host -flto).\n"
+    "\n"
+    "OPTIONS:\n"
+    "  -o <file>   the output bitcode (required)\n"
+    "  -v          say how many variables were registered\n";
+
+int register_host_main(int argc, char **argv) {
+  const char *input = NULL, *output = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(register_usage, stdout);
+      return 0;
+    } else if (!strcmp(a, "-o")) {
+      if (++i >= argc) fatal(NULL, "option '-o' needs a value");
+      output = argv[i];
+    } else if (!strncmp(a, "-o", 2)) {
+      output = a + 2;
+    } else if (!strcmp(a, "-v")) {
+      verbose = true;
+    } else if (a[0] == '-' && a[1]) {
+      fatal(NULL, "unknown option '%s'; see 'sycl-thinlto register-host --help'", a);
+    } else if (input) {
+      fatal(a, "register-host takes one input file (the first was %s)", input);
+    } else {
+      input = a;
+    }
+  }
+  if (!input) fatal(NULL, "no input file");
+  if (!output) fatal(NULL, "no output file; use -o <file>");
+  Buffer in = {0};
+  int rc = read_file(input, &in);
+  if (rc) fatal(input, "%s", strerror(-rc));
+  Buffer out;
+  size_t registered;
+  char *why;
+  if (register_host_bitcode(in.data, in.size, input, &out, &registered, &why))
+    fatal(input, "%s", why);
+  if ((rc = write_file_atomic(output, out.data, out.size)))
+    fatal(output, "cannot write output: %s", strerror(-rc));
+  note("%s: %zu variable(s) registered", input, registered);
+  free(in.data);
+  free(out.data);
+  return 0;
+}
