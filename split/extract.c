@@ -8,6 +8,21 @@
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
 
+// The mode names: what the !sycl-split mark and the sycl-split key say.
+const char *split_mode_name(SplitMode mode) {
+  static const char *const names[] = {"kernel", "source", "auto", "none"};
+  return names[mode];
+}
+
+int split_mode_parse(const char *text, SplitMode *mode) {
+  for (int m = SPLIT_KERNEL; m <= SPLIT_NONE; m++)
+    if (!strcmp(text, split_mode_name((SplitMode)m))) {
+      *mode = (SplitMode)m;
+      return 0;
+    }
+  return -1;
+}
+
 //
 // Extraction. Cloning the whole module once per group would cost groups x module size, so
 // the groups are bisected: a module reduced to the union of a range of groups is cloned once,

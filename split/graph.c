@@ -65,8 +65,6 @@ static void ptrmap_free(PtrMap *m) {
 // 13k kernels take 45 minutes).
 //
 
-
-
 typedef struct {
   uint32_t *from, *to;
   size_t count, cap;

@@ -9,21 +9,6 @@
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
 
-
-const char *split_mode_name(SplitMode mode) {
-  static const char *const names[] = {"kernel", "source", "auto", "none"};
-  return names[mode];
-}
-
-int split_mode_parse(const char *text, SplitMode *mode) {
-  for (int m = SPLIT_KERNEL; m <= SPLIT_NONE; m++)
-    if (!strcmp(text, split_mode_name((SplitMode)m))) {
-      *mode = (SplitMode)m;
-      return 0;
-    }
-  return -1;
-}
-
 //
 // Entry points
 //
@@ -38,11 +23,9 @@ bool module_is_split(LLVMModuleRef m) {
   return LLVMGetNamedMetadata(m, SPLIT_MODE_METADATA, strlen(SPLIT_MODE_METADATA)) != NULL;
 }
 
-
 //
 // Groups: which entry points share an image
 //
-
 
 // Category keys as intel's FunctionsCategorizer writes them: each rule's text followed by
 // "-", so that sycl-post-link's module order (keys sorted, taken from the last) can be kept.
@@ -148,7 +131,6 @@ static char *category_key(LLVMValueRef f, SplitMode mode) {
   if (mode == SPLIT_SOURCE) return source_key(f);
   return xstrdup("<GLOBAL>-");
 }
-
 
 static void add_to_group(Groups *gs, Graph *g, uint32_t n, char *key, int virtual_set,
                          SplitMode mode) {
@@ -408,7 +390,6 @@ static int check_image_scope_globals(const Graph *g, char **errmsg) {
   free(r.from);
   return status;
 }
-
 
 //
 // The whole split

@@ -80,4 +80,60 @@ int extract_images(LLVMModuleRef m, Graph *g, Groups *gs, const SplitOptions *o,
 int extract_whole_module(LLVMModuleRef m, const SplitOptions *o, const VirtualSets *sets,
                          SplitResult *out, char **errmsg);
 
+// split/program.c: the whole program's facts, shared with the regrouping (regroup.c).
+enum { FACT_FUNCTION = 1, FACT_LOCAL = 2, FACT_KERNEL = 4, FACT_IMAGE_SCOPE = 8 };
+typedef struct {
+  char *name;
+  uint8_t flags;
+  char *set;              // its "indirectly-callable" set, or NULL
+  StringList aspects;     // its own: sycl_used_aspects, and double/half in its body
+  StringList calls;       // functions it calls directly
+  StringList sets_called; // its "calls-indirectly" sets
+  StringList uses;        // other globals it refers to (address-taken functions, variables)
+} GlobalFact;
+
+typedef struct {
+  GlobalFact *items;
+  size_t count, cap;
+  bool dummy; // a set's dummy image: it stands in for the set, it reaches nothing
+} ModuleFacts;
+
+typedef struct {
+  uint64_t w[2];
+} Aspects; // a set of interned aspect names
+
+typedef struct {
+  const GlobalFact *fact;
+  uint32_t module;
+  uint32_t *calls, *uses; // nodes
+  uint32_t num_calls, num_uses;
+  int32_t *sets_called; // set indices
+  uint32_t num_sets_called;
+  int32_t set; // its set's index, or -1
+  Aspects own, reach;
+} FactNode;
+
+struct ProgramFacts {
+  ModuleFacts *modules; // per input image at the time the facts were read
+  size_t num_modules;
+  FactNode *nodes;
+  size_t num_nodes;
+  size_t *first_node; // per module: its nodes are [first_node[m], first_node[m + 1])
+  StrMap external;    // name -> node + 1 of the first external definition
+  StringList aspect_names;
+  StringList set_names;
+  Aspects *set_reach;
+  bool any_image_scope;
+};
+
+bool aspects_equal(Aspects a, Aspects b);
+bool is_local_linkage(LLVMValueRef gv); // internal or private
+// The node NAME denotes in a module whose own definitions are OWN: its own definition, else
+// the external one; -1 if none.
+int64_t program_lookup(const ProgramFacts *p, const StrMap *own, const char *name);
+// Marks the kernels of module M (and with SETS its set functions) in MOD with the aspects
+// they reach in the whole program.
+void mark_reached_aspects(const ProgramFacts *p, size_t m, LLVMModuleRef mod, bool sets);
+bool wants_facts(const InputImage *in); // a user image of bitcode: the facts read it
+
 #endif
