@@ -138,7 +138,7 @@ static LLVMValueRef property_constant(Wrapper *w, const Property *p) {
   }
   size_t size = 8 + p->bytes.size;
   uint8_t *value = xmalloc(size);
-  uint64_t bits = (uint64_t)p->bytes.size * 8;
+  uint64_t bits = property_bit_count(p);
   for (int i = 0; i < 8; i++)
     value[i] = (uint8_t)(bits >> (8 * i));
   if (p->bytes.size) memcpy(value + 8, p->bytes.data, p->bytes.size);
