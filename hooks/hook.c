@@ -272,6 +272,8 @@ static int finalize_image(HookJob *job, LLVMModuleRef m, double *step) {
       .allow_dependencies = run->opts->allow_dependencies,
       .dummy_image = is_dummy_image(lm->input, m),
       .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
+      .emit_program_metadata = run->opts->emit_program_metadata,
+      .emit_kernel_names = run->opts->emit_kernel_names,
   };
   compute_properties(m, &props, &job->result->properties);
   decorate_host_access(m);

@@ -69,6 +69,7 @@ typedef struct {
   const char *llvm_spirv; // --llvm-spirv
   bool validate;          // spirv-val unless --no-validate
   bool allow_dependencies;
+  bool emit_program_metadata, emit_kernel_names; // SYCL/program metadata, SYCL/kernel names
   bool stats;                    // --stats: count imports and completion links
   int opt_level;                 // the optLevel property where the modules do not say (-O)
   const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv

@@ -592,8 +592,11 @@ static unsigned metadata_u32s(LLVMValueRef f, const char *kind, uint32_t values[
 static bool is_device_global_variable(LLVMValueRef g, bool post_link) {
   char *size = global_attribute(g, "sycl-device-global-size");
   char *id = global_attribute(g, "sycl-unique-id");
-  // DPC++ marks a device_global by its size; upstream clang writes only the unique id.
-  bool yes = size || (!post_link && id);
+  char *pipe = global_attribute(g, "sycl-host-pipe-size");
+  // DPC++ marks a device_global by its size; upstream clang writes only the unique id. A host
+  // pipe has a unique id too.
+  bool yes = !pipe && (size || (!post_link && id));
+  free(pipe);
   free(size);
   free(id);
   return yes;
@@ -797,7 +800,10 @@ static void device_globals_property(LLVMModuleRef m, bool post_link, PropertySet
     char *size_text = global_attribute(g, "sycl-device-global-size");
     // DPC++ marks a device_global by its size (other globals, host pipes among them, have
     // unique ids too): sycl-post-link lists no other. Upstream clang writes no size.
-    char *id = post_link && !size_text ? NULL : global_attribute(g, "sycl-unique-id");
+    char *pipe = global_attribute(g, "sycl-host-pipe-size");
+    // A host pipe has a unique id too, but is no device global (SYCL/host pipes lists it).
+    char *id = (post_link && !size_text) || pipe ? NULL : global_attribute(g, "sycl-unique-id");
+    free(pipe);
     if (!id) {
       free(size_text);
       continue;

@@ -289,6 +289,11 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
   add_registration(&w, "sycl.descriptor_reg", "__sycl_register_lib", desc, "llvm.global_ctors");
   add_registration(&w, "sycl.descriptor_unreg", "__sycl_unregister_lib", desc, "llvm.global_dtors");
 
+  if (o->print_module) {
+    char *text = LLVMPrintModuleToString(w.module);
+    fputs(text, stderr);
+    LLVMDisposeMessage(text);
+  }
   Buffer object = {0};
   int rc = emit_object(w.module, tm, &object, errmsg);
   if (!rc && (rc = write_file_atomic(path, object.data, object.size))) {
