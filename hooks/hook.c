@@ -234,6 +234,12 @@ static int complete_image(HookJob *job, LLVMModuleRef m) {
   StringList *looked_up = run->opts->cache ? &job->looked_up : NULL;
   if (complete_module_recording(m, run->sources, looked_up, &job->error)) return -1;
   if (stats) stats_add(STAT_COMPLETION_LINKS, count_definitions(m) - defined);
+  // Specialization constants per fully linked image: one read in a function imported from
+  // another unit gets its ID here too, and every image numbers its own from 0.
+  bool lowered;
+  if (run->opts->spec_const != SPEC_CONST_NONE &&
+      lower_spec_constants(m, (SpecConstMode)run->opts->spec_const, true, &lowered, &job->error))
+    return -1;
   return 0;
 }
 

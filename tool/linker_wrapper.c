@@ -132,7 +132,6 @@ static char *post_link_option_for_link(const char *opt) {
                                        "split-esimd",
                                        "lower-esimd",
                                        "reduce-memory-usage",
-                                       "spec-const=native",
                                        "O0",
                                        "O1",
                                        "O2",
@@ -148,6 +147,7 @@ static char *post_link_option_for_link(const char *opt) {
   if (!strcmp(name, "allow-device-image-dependencies") || !strcmp(name, "support-dynamic-linking"))
     return xstrdup("--allow-device-image-dependencies");
   if (!strcmp(name, "emit-program-metadata")) return xstrdup("--emit-program-metadata");
+  if (!strncmp(name, "spec-const=", 11)) return format("--spec-const=%s", name + 11);
   if (!strcmp(name, "emit-kernel-names")) return xstrdup("--emit-kernel-names");
   return NULL;
 }

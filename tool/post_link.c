@@ -46,8 +46,6 @@ static const char post_link_usage[] =
     "Options start with - or --. Any other option is an error; ESIMD code is refused (no\n"
     "ESIMD support).\n";
 
-typedef enum { SPEC_CONST_NONE, SPEC_CONST_NATIVE, SPEC_CONST_EMULATION } SpecConstMode;
-
 // One -o: intel's [TARGET,]FILE. A table with a target lists only the modules that can run
 // there, and their .prop files are PREFIX_TARGET_N.prop with compile_target.
 typedef struct {
@@ -587,7 +585,31 @@ __attribute__((noreturn)) static void report_split_error(const char *name, char 
 static int emit_module(void *arg, LLVMModuleRef m, const SplitImage *image, char **errmsg) {
   Outputs *o = arg;
   PostLink *p = o->p;
-  if (cleanup_module(m, image, p->allow_dependencies, errmsg)) return -1;
+  // As sycl-post-link: the specialization constants of each split module, before its
+  // cleanup; with -generate-device-image-default-spec-consts first a copy of a module that
+  // has some, with every one replaced by its default, written right after it.
+  LLVMModuleRef defaults = NULL;
+  bool changed;
+  if (p->default_spec_consts && module_uses_spec_constants(m)) {
+    defaults = LLVMCloneModule(m);
+    if (lower_spec_constants(defaults, SPEC_CONST_DEFAULTS, false, &changed, errmsg) ||
+        cleanup_module(defaults, image, p->allow_dependencies, errmsg)) {
+      LLVMDisposeModule(defaults);
+      return -1;
+    }
+  }
+  if ((p->spec_const && lower_spec_constants(m, p->spec_const, false, &changed, errmsg)) ||
+      cleanup_module(m, image, p->allow_dependencies, errmsg)) {
+    if (defaults) LLVMDisposeModule(defaults);
+    return -1;
+  }
+  if (defaults && !p->ir_output_only) {
+    int rc = write_row(o, m, m, image, MODULE_PLAIN, errmsg);
+    if (!rc) rc = write_row(o, defaults, defaults, image, MODULE_SPEC_DEFAULTS, errmsg);
+    LLVMDisposeModule(defaults);
+    return rc;
+  }
+  if (defaults) LLVMDisposeModule(defaults);
   if (p->ir_output_only) {
     if (o->count++) {
       *errmsg = xstrdup("some modules had to be split, '-ir-output-only' can't be used");
