@@ -234,6 +234,12 @@ static int complete_image(HookJob *job, LLVMModuleRef m) {
   StringList *looked_up = run->opts->cache ? &job->looked_up : NULL;
   if (complete_module_recording(m, run->sources, looked_up, &job->error)) return -1;
   if (stats) stats_add(STAT_COMPLETION_LINKS, count_definitions(m) - defined);
+  // Specialization constants per fully linked image: one read in a function imported from
+  // another unit gets its ID here too, and every image numbers its own from 0.
+  bool lowered;
+  if (run->opts->spec_const != SPEC_CONST_NONE &&
+      lower_spec_constants(m, (SpecConstMode)run->opts->spec_const, true, &lowered, &job->error))
+    return -1;
   return 0;
 }
 
@@ -272,6 +278,8 @@ static int finalize_image(HookJob *job, LLVMModuleRef m, double *step) {
       .allow_dependencies = run->opts->allow_dependencies,
       .dummy_image = is_dummy_image(lm->input, m),
       .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
+      .emit_program_metadata = run->opts->emit_program_metadata,
+      .emit_kernel_names = run->opts->emit_kernel_names,
   };
   compute_properties(m, &props, &job->result->properties);
   decorate_host_access(m);

@@ -69,6 +69,8 @@ typedef struct {
   const char *llvm_spirv; // --llvm-spirv
   bool validate;          // spirv-val unless --no-validate
   bool allow_dependencies;
+  bool emit_program_metadata, emit_kernel_names; // SYCL/program metadata, SYCL/kernel names
+  int spec_const; // SpecConstMode (hooks/spec_constants.c): how each image's are lowered
   bool stats;                    // --stats: count imports and completion links
   int opt_level;                 // the optLevel property where the modules do not say (-O)
   const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv
@@ -140,6 +142,25 @@ int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_lev
 // for HostAccessINTEL <access> "<id>" (SPV_INTEL_global_variable_host_access): the ID is how
 // a runtime finds the variable in the SPIR-V (issue 16).
 void decorate_host_access(LLVMModuleRef m);
+
+// hooks/spec_constants.c: SYCL 2020 specialization constants, lowered per image as intel's
+// SpecConstantsPass does: NATIVE (SPIR-V specialization constants, IDs from 0 in each image),
+// EMULATION (loads from the buffer the runtime passes), DEFAULTS (the default values). Writes
+// !sycl.specialization-constants and !sycl.specialization-constants-default-values (not for
+// DEFAULTS), which compute_properties turns into the property sets. LINK_ORDER (the link):
+// constants numbered and laid out in the order of their names (the order of the JSON the
+// runtime gets them in), a padding element of a composite passed as zero, not undef (LLVM's
+// SPIR-V backend needs a value); without it, intel's order and undef.
+typedef enum {
+  SPEC_CONST_NONE,
+  SPEC_CONST_NATIVE,
+  SPEC_CONST_EMULATION,
+  SPEC_CONST_DEFAULTS
+} SpecConstMode;
+bool module_uses_spec_constants(LLVMModuleRef m);
+// 0 (*changed: some call was lowered), or -1 with *errmsg.
+int lower_spec_constants(LLVMModuleRef m, SpecConstMode mode, bool link_order, bool *changed,
+                         char **errmsg);
 
 // hooks/pool.c — long-lived worker processes, forked by the spawner (ARCHITECTURE fact 9).
 // Loop-thread only: a worker process owns one request at a time; the loop owns the rest.

@@ -18,11 +18,12 @@ void image_cache_key(const char *content_key, const HookOptions *opts, int modul
                      char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "image v9");
-  char *options =
-      format("tool=%d translator=%s validate=%d deps=%d O%d module O%d ext=%s", opts->tool,
-             opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
-             opts->allow_dependencies, opts->opt_level, module_opt_level, spirv_extensions);
+  cache_hash_tool(&h, "image v10");
+  char *options = format(
+      "tool=%d translator=%s validate=%d deps=%d O%d module O%d ext=%s meta=%d names=%d sc=%d",
+      opts->tool, opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
+      opts->allow_dependencies, opts->opt_level, module_opt_level, spirv_extensions,
+      opts->emit_program_metadata, opts->emit_kernel_names, opts->spec_const);
   cache_hash_string(&h, options);
   free(options);
   cache_hash_string(&h, content_key);

@@ -206,9 +206,9 @@ static bool type_is_fp(LLVMTypeRef t, LLVMTypeKind kind) {
 // The aspects F uses: its sycl_used_aspects metadata (numbers, or !{!"name", i32 n} pairs),
 // and with INFER_TYPES, as intel's aspect propagation infers them, fp64 and fp16 for double
 // and half values (sycl-post-link reads the metadata only: the compiler propagated already).
-static void function_used_aspects(LLVMValueRef f, bool infer_types, StringList *values) {
+static void metadata_aspects(LLVMValueRef f, const char *kind, StringList *values) {
   unsigned n = 0;
-  LLVMValueRef *ops = function_metadata(f, "sycl_used_aspects", &n);
+  LLVMValueRef *ops = function_metadata(f, kind, &n);
   for (unsigned i = 0; i < n; i++) {
     int64_t v;
     if (constant_int(ops[i], &v)) {
@@ -220,6 +220,14 @@ static void function_used_aspects(LLVMValueRef f, bool infer_types, StringList *
     }
   }
   free(ops);
+}
+
+// ... and the aspects it declares with [[sycl::device_has()]] (!sycl_declared_aspects): a
+// declared aspect is required whether or not the code uses it (intel's device requirements
+// union both).
+static void function_used_aspects(LLVMValueRef f, bool infer_types, StringList *values) {
+  metadata_aspects(f, "sycl_used_aspects", values);
+  metadata_aspects(f, "sycl_declared_aspects", values);
   if (!infer_types) return;
   bool fp64 = false, fp16 = false;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -510,11 +518,277 @@ int module_opt_level(LLVMModuleRef m) {
   return -1;
 }
 
-// SYCL/misc properties: optLevel, the level the input module says it was compiled at (read
-// before ThinLTO by module_opt_level), else the level the link was given.
-static void misc_property(int opt_level, PropertySets *out) {
-  if (opt_level >= 0)
-    propsets_add_u32(out, "SYCL/misc properties", "optLevel", (uint32_t)opt_level);
+// The first of the entry points that carries the integer attribute KIND, as intel's
+// any_of over the entry points; false when none does.
+static bool entry_attribute_u32(LLVMModuleRef m, const StringList *entries, const char *kind,
+                                uint32_t *value) {
+  for (size_t i = 0; i < entries->count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, entries->items[i]);
+    char *text = f ? function_attribute(f, kind) : NULL;
+    if (!text) continue;
+    *value = (uint32_t)strtoul(text, NULL, 10);
+    free(text);
+    return true;
+  }
+  return false;
+}
+
+// SYCL/misc properties: the register allocation mode and GRF size the first entry point asks
+// for ("sycl-register-alloc-mode", "sycl-grf-size"; a kernel asking for both is refused before
+// this), then optLevel, the level the input module says it was compiled at (read before
+// ThinLTO by module_opt_level), else the level the link was given.
+static void misc_property(LLVMModuleRef m, const StringList *entries, int opt_level,
+                          PropertySets *out) {
+  const char *set = "SYCL/misc properties";
+  uint32_t v;
+  if (entry_attribute_u32(m, entries, "sycl-register-alloc-mode", &v))
+    propsets_add_u32(out, set, "sycl-register-alloc-mode", v);
+  if (entry_attribute_u32(m, entries, "sycl-grf-size", &v))
+    propsets_add_u32(out, set, "sycl-grf-size", v);
+  if (opt_level >= 0) propsets_add_u32(out, set, "optLevel", (uint32_t)opt_level);
+}
+
+// SYCL/kernel param opt: per function with !sycl_kernel_omit_args (DPC++'s dead argument
+// elimination writes it on kernels), a bit vector with bit I set if argument I was removed;
+// as many bits as the metadata has operands. HEADER: the set even when empty (intel's).
+static void param_opt_property(LLVMModuleRef m, bool header, PropertySets *out) {
+  const char *set = "SYCL/kernel param opt";
+  if (header) propsets_add_set(out, set);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    unsigned n = 0;
+    LLVMValueRef *ops = function_metadata(f, "sycl_kernel_omit_args", &n);
+    if (!ops) continue;
+    uint8_t *bits = xcalloc(n / 8 + 1, 1);
+    for (unsigned i = 0; i < n; i++) {
+      int64_t v;
+      if (constant_int(ops[i], &v) && v) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    if (n) {
+      char *name = value_name(f);
+      propsets_add_bits(out, set, name, bits, n);
+      free(name);
+    }
+    free(bits);
+    free(ops);
+  }
+}
+
+// A function metadata node of 1 to 3 integers as uint32s (intel truncates 64-bit sizes);
+// 0 when F has none.
+static unsigned metadata_u32s(LLVMValueRef f, const char *kind, uint32_t values[3]) {
+  unsigned n = 0;
+  LLVMValueRef *ops = function_metadata(f, kind, &n);
+  if (!ops) return 0;
+  if (n > 3) n = 3;
+  for (unsigned i = 0; i < n; i++) {
+    int64_t v = 0;
+    constant_int(ops[i], &v);
+    values[i] = (uint32_t)v;
+  }
+  free(ops);
+  return n;
+}
+
+static bool is_device_global_variable(LLVMValueRef g, bool post_link) {
+  char *size = global_attribute(g, "sycl-device-global-size");
+  char *id = global_attribute(g, "sycl-unique-id");
+  char *pipe = global_attribute(g, "sycl-host-pipe-size");
+  // DPC++ marks a device_global by its size; upstream clang writes only the unique id. A host
+  // pipe has a unique id too.
+  bool yes = !pipe && (size || (!post_link && id));
+  free(pipe);
+  free(size);
+  free(id);
+  return yes;
+}
+
+// SYCL/program metadata: per function, in module order, NAME@reqd_work_group_size and
+// NAME@max_work_group_size (uint32 arrays), NAME@reqd_sub_group_size, NAME@work_group_num_dim
+// and NAME@max_linear_work_group_size (uint32); then per device global ID@global_id_mapping,
+// its name in the module (the runtime finds the variable by it).
+static void program_metadata_property(LLVMModuleRef m, bool post_link, PropertySets *out) {
+  const char *set = "SYCL/program metadata";
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    char *name = value_name(f);
+    uint32_t v[3];
+    unsigned n;
+    static const struct {
+      const char *kind, *key;
+      bool array;
+    } items[] = {{"reqd_work_group_size", "reqd_work_group_size", true},
+                 {"intel_reqd_sub_group_size", "reqd_sub_group_size", false},
+                 {"work_group_num_dim", "work_group_num_dim", false},
+                 {"max_work_group_size", "max_work_group_size", true},
+                 {"max_linear_work_group_size", "max_linear_work_group_size", false}};
+    for (size_t k = 0; k < sizeof items / sizeof *items; k++) {
+      if (!(n = metadata_u32s(f, items[k].kind, v))) continue;
+      char *key = format("%s@%s", name, items[k].key);
+      if (items[k].array)
+        add_u32_array(out, set, key, v, n);
+      else
+        propsets_add_u32(out, set, key, v[0]);
+      free(key);
+    }
+    free(name);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    if (!is_device_global_variable(g, post_link)) continue;
+    char *id = global_attribute(g, "sycl-unique-id");
+    if (!id) continue;
+    char *key = format("%s@global_id_mapping", id), *name = value_name(g);
+    add_string(out, set, key, name);
+    free(key);
+    free(name);
+    free(id);
+  }
+}
+
+// SYCL/kernel names: the entry points that are kernels, each =1.
+static void kernel_names_property(LLVMModuleRef m, const StringList *entries, PropertySets *out) {
+  for (size_t i = 0; i < entries->count; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(m, entries->items[i]);
+    if (f && is_kernel(f)) propsets_add_u32(out, "SYCL/kernel names", entries->items[i], 1);
+  }
+}
+
+// SYCL/host pipes: per global with "sycl-host-pipe-size", its unique id -> {uint32 size}.
+static void host_pipes_property(LLVMModuleRef m, PropertySets *out) {
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    char *size = global_attribute(g, "sycl-host-pipe-size");
+    char *id = size ? global_attribute(g, "sycl-unique-id") : NULL;
+    if (id) {
+      uint32_t v = (uint32_t)strtoul(size, NULL, 10);
+      add_u32_array(out, "SYCL/host pipes", id, &v, 1);
+    }
+    free(size);
+    free(id);
+  }
+}
+
+//
+// Specialization constants: the metadata the lowering wrote (hooks/spec_constants.c), as
+// intel's collectSpecConstantMetadata and collectSpecConstantDefaultValuesMetadata read it.
+//
+
+// IEEE half from a double that came from a half (exact).
+static uint16_t half_bits(double d) {
+  union {
+    float f;
+    uint32_t u;
+  } x = {.f = (float)d};
+  uint32_t sign = x.u >> 16 & 0x8000, exp = x.u >> 23 & 0xff, mant = x.u & 0x7fffff;
+  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 | mant >> 13 : 0));
+  int e = (int)exp - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) { // subnormal half (or zero)
+    if (e < -10) return (uint16_t)sign;
+    mant |= 0x800000;
+    return (uint16_t)(sign | mant >> (14 - e));
+  }
+  return (uint16_t)(sign | (uint32_t)e << 10 | mant >> 13);
+}
+
+static void append_le(Buffer *b, uint64_t v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint8_t byte = (uint8_t)(v >> (8 * i));
+    buffer_append(b, &byte, 1);
+  }
+}
+
+static void append_zeros(Buffer *b, size_t n) {
+  static const uint8_t zeros[64];
+  for (; n; n -= n < sizeof zeros ? n : sizeof zeros)
+    buffer_append(b, zeros, n < sizeof zeros ? n : sizeof zeros);
+}
+
+// A default value's bytes as the runtime lays them out: members at their offsets, gaps and
+// tail padding zero, integers and floats little-endian in their store size.
+static void append_default_value(LLVMTargetDataRef dl, LLVMValueRef c, Buffer *out) {
+  LLVMTypeRef t = LLVMTypeOf(c);
+  size_t store = (size_t)LLVMStoreSizeOfType(dl, t);
+  if (LLVMIsAConstantAggregateZero(c) || LLVMIsAUndefValue(c) || LLVMIsAConstantPointerNull(c)) {
+    append_zeros(out, store);
+  } else if (LLVMGetTypeKind(t) == LLVMStructTypeKind) {
+    size_t base = out->size, size = (size_t)LLVMABISizeOfType(dl, t);
+    unsigned n = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < n; i++) {
+      size_t at = base + (size_t)LLVMOffsetOfElement(dl, t, i);
+      if (out->size < at) append_zeros(out, at - out->size);
+      append_default_value(dl, LLVMGetAggregateElement(c, i), out);
+    }
+    if (out->size < base + size) append_zeros(out, base + size - out->size);
+  } else if (LLVMGetTypeKind(t) == LLVMArrayTypeKind ||
+             LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
+    unsigned n = LLVMGetTypeKind(t) == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                                          : LLVMGetVectorSize(t);
+    for (unsigned i = 0; i < n; i++)
+      append_default_value(dl, LLVMGetAggregateElement(c, i), out);
+  } else if (LLVMIsAConstantInt(c)) {
+    append_le(out, LLVMConstIntGetZExtValue(c), store);
+  } else if (LLVMIsAConstantFP(c)) {
+    LLVMBool loses;
+    double d = LLVMConstRealGetDouble(c, &loses);
+    union {
+      float f;
+      uint32_t u;
+    } f32 = {.f = (float)d};
+    union {
+      double d;
+      uint64_t u;
+    } f64 = {.d = d};
+    append_le(out, store == 2 ? half_bits(d) : store == 4 ? f32.u : f64.u, store);
+  } else {
+    append_zeros(out, store); // nothing else is a specialization constant's value
+  }
+}
+
+static LLVMValueRef *named_metadata(LLVMModuleRef m, const char *name, unsigned *count) {
+  *count = LLVMGetNamedMetadataNumOperands(m, name);
+  LLVMValueRef *nodes = xcalloc(*count + 1, sizeof *nodes);
+  if (*count) LLVMGetNamedMetadataOperands(m, name, nodes);
+  return nodes;
+}
+
+// SYCL/specialization constants: per symbolic ID its descriptors {u32 ID, u32 offset, u32
+// size}; SYCL/specialization constants default values: "all", every default's bytes in turn.
+static void spec_constant_properties(LLVMModuleRef m, PropertySets *out) {
+  unsigned count;
+  LLVMValueRef *nodes = named_metadata(m, "sycl.specialization-constants", &count);
+  for (unsigned i = 0; i < count; i++) {
+    unsigned n = LLVMGetMDNodeNumOperands(nodes[i]), len = 0;
+    LLVMValueRef *ops = xcalloc(n + 1, sizeof *ops);
+    LLVMGetMDNodeOperands(nodes[i], ops);
+    const char *id = n ? LLVMGetMDString(ops[0], &len) : NULL;
+    if (id) {
+      Buffer b = {0};
+      for (unsigned k = 1; k < n; k++) {
+        int64_t v = 0;
+        constant_int(ops[k], &v);
+        append_le(&b, (uint64_t)v, 4);
+      }
+      char *key = xstrndup(id, len);
+      propsets_add_bytes(out, "SYCL/specialization constants", key, b.data ? b.data : (void *)"",
+                         b.size);
+      free(key);
+      free(b.data);
+    }
+    free(ops);
+  }
+  free(nodes);
+  if (!count) return;
+  LLVMTargetDataRef dl = LLVMGetModuleDataLayout(m);
+  nodes = named_metadata(m, "sycl.specialization-constants-default-values", &count);
+  Buffer all = {0};
+  for (unsigned i = 0; i < count; i++) {
+    LLVMValueRef value;
+    if (LLVMGetMDNodeNumOperands(nodes[i]) != 1) continue;
+    LLVMGetMDNodeOperands(nodes[i], &value);
+    if (value && LLVMIsAConstant(value)) append_default_value(dl, value, &all);
+  }
+  propsets_add_bytes(out, "SYCL/specialization constants default values", "all",
+                     all.data ? all.data : (void *)"", all.size);
+  free(all.data);
+  free(nodes);
 }
 
 // SYCL/device globals: per global with "sycl-unique-id" (for the post-link front also
@@ -526,7 +800,10 @@ static void device_globals_property(LLVMModuleRef m, bool post_link, PropertySet
     char *size_text = global_attribute(g, "sycl-device-global-size");
     // DPC++ marks a device_global by its size (other globals, host pipes among them, have
     // unique ids too): sycl-post-link lists no other. Upstream clang writes no size.
-    char *id = post_link && !size_text ? NULL : global_attribute(g, "sycl-unique-id");
+    char *pipe = global_attribute(g, "sycl-host-pipe-size");
+    // A host pipe has a unique id too, but is no device global (SYCL/host pipes lists it).
+    char *id = (post_link && !size_text) || pipe ? NULL : global_attribute(g, "sycl-unique-id");
+    free(pipe);
     if (!id) {
       free(size_text);
       continue;
@@ -648,12 +925,19 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
 
   devicelib_property(m, out);
   requirements_property(m, &reach, &entries, !in->post_link, out);
+  spec_constant_properties(m, out);
+  if (in->emit_param_info || !in->post_link) param_opt_property(m, in->emit_param_info, out);
   if (in->post_link)
     post_link_symbol_properties(m, in, out);
   else if (in->allow_dependencies)
     symbol_properties(m, in, out);
-  misc_property(in->opt_level, out);
+  if (in->emit_kernel_names)
+    kernel_names_property(m, in->post_link && in->entry_points ? in->entry_points : &entries, out);
+  if (in->emit_program_metadata) program_metadata_property(m, in->post_link, out);
+  misc_property(m, in->post_link && in->entry_points ? in->entry_points : &entries, in->opt_level,
+                out);
   if (!in->post_link || in->emit_device_globals) device_globals_property(m, in->post_link, out);
+  host_pipes_property(m, out);
   virtual_functions_property(m, in, out);
   assert_property(m, in->kernels, out);
 

@@ -18,6 +18,8 @@ typedef struct {
   PropertyType type;
   uint32_t u32; // PROP_UINT32
   Buffer bytes; // PROP_BYTES: the raw bytes (no bit-count header; encoders add it)
+  uint64_t bits; // PROP_BYTES: the bit count the header says, when not 8 * bytes.size (a bit
+                 // vector: SYCL/kernel param opt); 0 otherwise. JSON cannot carry it.
 } Property;
 
 typedef struct {
@@ -36,6 +38,13 @@ typedef struct {
 void propsets_add_u32(PropertySets *p, const char *set, const char *name, uint32_t value);
 void propsets_add_bytes(PropertySets *p, const char *set, const char *name, const void *data,
                         size_t size);
+// A bit vector of BITS bits (bit i in byte i / 8, least significant first).
+void propsets_add_bits(PropertySets *p, const char *set, const char *name, const void *data,
+                       uint64_t bits);
+// The set, empty if it is new (intel writes some sets' headers with no property under them).
+void propsets_add_set(PropertySets *p, const char *set);
+// The bit count a byte array's header carries (PROP_BYTES only).
+uint64_t property_bit_count(const Property *prop);
 const Property *propsets_find(const PropertySets *p, const char *set, const char *name);
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set);
 void propsets_remove(PropertySets *p, const char *set, const char *name); // if it is there
@@ -73,8 +82,10 @@ const char *aspect_name(uint32_t value); // NULL when unnamed
 
 // properties/compute.c: every property set of one finalized image (hooks/hook.c calls it in
 // complete_work, on the job's own module). Sets, in intel's order: devicelib req mask, device
-// requirements, exported/imported symbols (allow_dependencies only), misc properties, device
-// globals, virtual functions, assert used.
+// requirements, specialization constants and their default values (from the metadata the
+// lowering wrote, hooks/spec_constants.c), kernel param opt, exported symbols, kernel names,
+// imported symbols (allow_dependencies only), program metadata, misc properties (register
+// allocation, GRF size, optLevel), device globals, host pipes, virtual functions, assert used.
 typedef struct {
   const StringList *kernels;  // the image's kernels
   const StringList *exported; // its SYCL_EXTERNAL entry points (external only if allowed)
@@ -88,6 +99,10 @@ typedef struct {
   bool post_link;
   bool emit_exported, emit_imported, emit_device_globals;
   const StringList *entry_points; // the image's entry points, in module order
+  // intel's optional sets: SYCL/kernel param opt (-emit-param-info; the front writes the
+  // set's header even when no kernel has sycl_kernel_omit_args), SYCL/program metadata
+  // (-emit-program-metadata), SYCL/kernel names (-emit-kernel-names).
+  bool emit_param_info, emit_program_metadata, emit_kernel_names;
 } PropertyInputs;
 void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets *out);
 // The level a module's code was compiled at, for optLevel: "sycl-optlevel" (a kernel's first,

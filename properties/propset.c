@@ -37,6 +37,7 @@ static Property *get_or_add_property(PropertySets *p, const char *set, const cha
     if (!strcmp(s->props[i].name, name)) {
       free(s->props[i].bytes.data);
       s->props[i].bytes = (Buffer){0};
+      s->props[i].bits = 0;
       return &s->props[i];
     }
   if (s->count == s->cap) {
@@ -46,6 +47,14 @@ static Property *get_or_add_property(PropertySets *p, const char *set, const cha
   Property *prop = &s->props[s->count++];
   *prop = (Property){.name = xstrdup(name)};
   return prop;
+}
+
+// The property just added, as it is (for a second field).
+static Property *get_or_add_property_keep(PropertySets *p, const char *set, const char *name) {
+  PropertySet *s = get_or_add_set(p, set);
+  for (size_t i = 0; i < s->count; i++)
+    if (!strcmp(s->props[i].name, name)) return &s->props[i];
+  return get_or_add_property(p, set, name);
 }
 
 void propsets_add_u32(PropertySets *p, const char *set, const char *name, uint32_t value) {
@@ -61,6 +70,21 @@ void propsets_add_bytes(PropertySets *p, const char *set, const char *name, cons
   prop->bytes.data = xmalloc(size);
   if (size) memcpy(prop->bytes.data, data, size);
   prop->bytes.size = size;
+}
+
+void propsets_add_bits(PropertySets *p, const char *set, const char *name, const void *data,
+                       uint64_t bits) {
+  propsets_add_bytes(p, set, name, data, (size_t)((bits + 7) / 8));
+  Property *prop = get_or_add_property_keep(p, set, name);
+  prop->bits = bits % 8 ? bits : 0;
+}
+
+void propsets_add_set(PropertySets *p, const char *set) {
+  get_or_add_set(p, set);
+}
+
+uint64_t property_bit_count(const Property *prop) {
+  return prop->bits ? prop->bits : (uint64_t)prop->bytes.size * 8;
 }
 
 const Property *propsets_find(const PropertySets *p, const char *set, const char *name) {
@@ -489,7 +513,7 @@ char *propsets_to_prop(const PropertySets *p) {
         // The value is the bit count, 8 bytes little-endian, then the bytes.
         size_t n = prop->bytes.size;
         uint8_t *raw = xmalloc(8 + n);
-        uint64_t bits = (uint64_t)n * 8;
+        uint64_t bits = property_bit_count(prop);
         for (int k = 0; k < 8; k++)
           raw[k] = bits >> (8 * k) & 0xff;
         if (n) memcpy(raw + 8, prop->bytes.data, n);
@@ -572,7 +596,7 @@ int propsets_from_prop(const char *text, PropertySets *out, char **errmsg) {
           if (n > raw.size - 8)
             rc = prop_line_error(out, errmsg, line_no, "byte array shorter than its bit count");
           else
-            propsets_add_bytes(out, set, line, raw.data + 8, (size_t)n);
+            propsets_add_bits(out, set, line, raw.data + 8, bits);
           free(raw.data);
         }
       }
@@ -596,6 +620,7 @@ static const char *const intel_set_order[] = {
     "SYCL/specialization constants default values",
     "SYCL/kernel param opt",
     "SYCL/exported symbols",
+    "SYCL/kernel names",
     "SYCL/imported symbols",
     "SYCL/program metadata",
     "SYCL/misc properties",

@@ -26,6 +26,10 @@ static const char link_usage[] =
     "  --library-path=<dir>, -L <dir>    where --device-libs are searched\n"
     "  --allow-device-image-dependencies images may import SYCL_EXTERNAL functions\n"
     "  --check-imports                   warn about imports no image of this link exports\n"
+  "  --emit-program-metadata           SYCL/program metadata (sycl-post-link's option)\n"
+  "  --emit-kernel-names               SYCL/kernel names (sycl-post-link's option)\n"
+  "  --spec-const=native|emulation     specialization constants: SPIR-V's (default), or\n"
+  "                                    read from the buffer the runtime passes\n"
     "  --split=kernel|source|auto|none   split inputs not split at compile time (default: auto)\n"
     "  --aot-aspects=<a,b,...>           AOT split: the device's aspects (virtual functions)\n"
     "  -O<n>, --opt-level=<n>            optLevel property where the modules give none (2)\n"
@@ -54,6 +58,8 @@ typedef struct {
   bool save_temps;
   bool allow_dependencies;
   bool check_imports;
+  bool emit_program_metadata, emit_kernel_names;
+  SpecConstMode spec_const;
   bool full_lto;          // --lto=full
   const char *time_trace; // --time-trace=FILE
   bool stats;
@@ -128,6 +134,17 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->allow_dependencies = true;
     } else if (is_flag(a, "check-imports")) {
       o->check_imports = true;
+    } else if (is_flag(a, "emit-program-metadata")) {
+      o->emit_program_metadata = true;
+    } else if (is_flag(a, "emit-kernel-names")) {
+      o->emit_kernel_names = true;
+    } else if ((v = option_value(argc, argv, &i, a, "spec-const"))) {
+      if (!strcmp(v, "native"))
+        o->spec_const = SPEC_CONST_NATIVE;
+      else if (!strcmp(v, "emulation"))
+        o->spec_const = SPEC_CONST_EMULATION;
+      else
+        fatal(NULL, "--spec-const: expected native or emulation, not '%s'", v);
     } else if ((v = option_value(argc, argv, &i, a, "lto"))) {
       if (strcmp(v, "thin") && strcmp(v, "full"))
         fatal(NULL, "--lto: expected thin or full, not '%s'", v);
@@ -388,6 +405,9 @@ static int run_link(LinkOptions *o) {
       .llvm_spirv = o->llvm_spirv,
       .validate = o->validate,
       .allow_dependencies = o->allow_dependencies,
+      .emit_program_metadata = o->emit_program_metadata,
+      .emit_kernel_names = o->emit_kernel_names,
+      .spec_const = o->spec_const,
       .stats = o->stats,
       .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
@@ -450,6 +470,7 @@ static void default_options(LinkOptions *o) {
                      .tool = SPIRV_BACKEND,
                      .import_instr_limit = 1000,
                      .opt_level = 2,
+                     .spec_const = SPEC_CONST_NATIVE, // intel's default for SPIR-V JIT
                      .split = {.mode = SPLIT_AUTO}};
 }
 

@@ -40,6 +40,9 @@ typedef struct {
   bool print_commands;
   bool dry_run;
   bool save_temps;
+  bool print_wrapped_module;
+  bool use_post_link_tool, no_use_post_link_tool;
+  const char *module_split_mode; // --sycl-module-split-mode, checked after all options
   int jobs;
   StringList device_link_args;
   StringList linker_args;
@@ -68,9 +71,160 @@ static const char *device_argument(const char *value) {
 }
 
 // Options of clang-linker-wrapper 22 that change nothing here.
-static const char *const ignored_options[] = {
-    "print-wall-time", "opt-level",         "offload-opt",   "cuda-path",        "rocm-path",
-    "compress",        "compression-level", "embed-bitcode", "relocatable-link", NULL};
+static const char *const ignored_options[] = {"print-wall-time", "opt-level",     "offload-opt",
+                                              "cuda-path",       "rocm-path",     "embed-bitcode",
+                                              "relocatable-link", NULL};
+
+// intel's SYCL options that change nothing for a SPIR-V JIT device link made by this tool:
+// it is the post-link tool and the device linker at once; a default-constants image is made
+// for AOT targets only; unused SYCL_EXTERNAL functions go as they do by default; no ESIMD.
+static const char *const sycl_accepted[] = {"use-sycl-post-link-tool",
+                                            "use-clang-sycl-linker",
+                                            "sycl-add-default-spec-consts-image",
+                                            "no-sycl-add-default-spec-consts-image",
+                                            "sycl-remove-unused-external-funcs",
+                                            "sycl-device-code-split-esimd",
+                                            "no-sycl-device-code-split-esimd",
+                                            NULL};
+
+// intel's other SYCL options of clang-linker-wrapper, each refused with what it is for:
+// they would change what is built in ways this device link does not do.
+static const struct {
+  const char *name, *why;
+} sycl_refused[] = {
+    {"sycl-device-link", "a device-only link (-fno-sycl-rdc) is not supported"},
+    {"no-sycl-rdc", "separate device links per object (-fno-sycl-rdc) are not supported"},
+    {"emit-fatbin-only", "a device-only link (-fno-sycl-rdc) is not supported"},
+    {"syclbin", "SYCLBIN output is not supported"},
+    {"sycl-embed-ir", "embedding the device IR in the image is not supported"},
+    {"sycl-dump-device-code", "dumping the device images is not supported (use --save-temps)"},
+    {"compress", "compressed device images are not supported"},
+    {"offload-compress", "compressed device images are not supported"},
+    {"no-sycl-remove-unused-external-funcs",
+     "SYCL_EXTERNAL functions stay entry points only with --sycl-allow-device-image-dependencies"},
+    {"sycl-nvptx-device-libraries", "only SPIR-V device code is linked"},
+    {"sycl-backend-compile-options", "AOT compilation and backend options are not supported"},
+    {"sycl-target-link-options", "AOT compilation and backend options are not supported"},
+    {"sycl-backend-compile-options-from-image", "AOT compilation is not supported"},
+    {"sycl-backend-link-options-from-image", "AOT compilation is not supported"},
+    {"gpu-tool-arg", "AOT compilation (ocloc) is not supported"},
+    {"cpu-tool-arg", "AOT compilation (opencl-aot) is not supported"},
+    {"sycl-is-windows-msvc-env", "only Linux hosts are supported"},
+    {NULL, NULL}};
+
+// -name, --name, -name=V or --name=V: the value ("" for none), or NULL.
+static const char *sycl_option(const char *arg, const char *name) {
+  if (arg[0] != '-') return NULL;
+  return wrapper_option(arg, name);
+}
+
+// What a sycl-post-link option of --sycl-post-link-options= asks of the device link: its
+// option for the link, "" when the link does it anyway, NULL when it cannot.
+static char *post_link_option_for_link(const char *opt) {
+  const char *name = opt + (opt[1] == '-' ? 2 : 1);
+  static const char *const always[] = {"properties",
+                                       "symbols",
+                                       "device-globals",
+                                       "emit-exported-symbols",
+                                       "emit-imported-symbols",
+                                       "emit-only-kernels-as-entry-points",
+                                       "emit-param-info",
+                                       "split-esimd",
+                                       "lower-esimd",
+                                       "reduce-memory-usage",
+                                       "O0",
+                                       "O1",
+                                       "O2",
+                                       "O3",
+                                       "Os",
+                                       "Oz",
+                                       NULL};
+  if (opt[0] != '-') return NULL;
+  for (const char *const *a = always; *a; a++)
+    if (!strcmp(name, *a) || (!strncmp(name, *a, strlen(*a)) && name[strlen(*a)] == '='))
+      return xstrdup("");
+  if (!strncmp(name, "split=", 6)) return format("--split=%s", name + 6);
+  if (!strcmp(name, "allow-device-image-dependencies") || !strcmp(name, "support-dynamic-linking"))
+    return xstrdup("--allow-device-image-dependencies");
+  if (!strcmp(name, "emit-program-metadata")) return xstrdup("--emit-program-metadata");
+  if (!strncmp(name, "spec-const=", 11)) return format("--spec-const=%s", name + 11);
+  if (!strcmp(name, "emit-kernel-names")) return xstrdup("--emit-kernel-names");
+  return NULL;
+}
+
+static void take_post_link_options(WrapperOptions *o, const char *arg, const char *value) {
+  StringList opts = {0};
+  for (const char *p = value; *p;) {
+    p += strspn(p, " ");
+    size_t len = strcspn(p, " ");
+    if (len) strlist_push(&opts, xstrndup(p, len));
+    p += len;
+  }
+  for (size_t i = 0; i < opts.count; i++) {
+    char *link_arg = post_link_option_for_link(opts.items[i]);
+    if (!link_arg)
+      fatal(NULL, "%s: '%s' is not a sycl-post-link option the device link takes", arg,
+            opts.items[i]);
+    if (*link_arg)
+      strlist_push(&o->device_link_args, link_arg);
+    else
+      free(link_arg);
+  }
+  strlist_free(&opts);
+}
+
+// intel's SYCL options. True if ARG was one (taken, or refused with fatal()).
+static bool take_sycl_option(WrapperOptions *o, const char *a) {
+  const char *v;
+  for (size_t i = 0; sycl_refused[i].name; i++)
+    if (sycl_option(a, sycl_refused[i].name))
+      fatal(NULL, "%s: %s", a, sycl_refused[i].why);
+  for (const char *const *name = sycl_accepted; *name; name++)
+    if ((v = sycl_option(a, *name)) && !*v) {
+      if (!strcmp(*name, "use-sycl-post-link-tool")) o->use_post_link_tool = true;
+      return true;
+    }
+  if ((v = sycl_option(a, "no-use-sycl-post-link-tool")) && !*v) {
+    o->no_use_post_link_tool = true;
+  } else if ((v = sycl_option(a, "sycl-post-link-options"))) {
+    take_post_link_options(o, a, v);
+  } else if ((v = sycl_option(a, "llvm-spirv-options"))) {
+    if (v[strspn(v, " ")])
+      fatal(NULL, "%s: the device link makes SPIR-V with LLVM's SPIR-V backend, not "
+                  "llvm-spirv; its options do not apply",
+            a);
+  } else if ((v = sycl_option(a, "sycl-device-libraries"))) {
+    if (!*v) fatal(NULL, "%s: SYCL device library file list cannot be empty", a);
+    strlist_push(&o->device_link_args, format("--device-libs=%s", v));
+  } else if ((v = sycl_option(a, "sycl-device-library-location"))) {
+    strlist_push(&o->device_link_args, format("--library-path=%s", v));
+  } else if ((v = sycl_option(a, "bitcode-library"))) {
+    // <kind>-<triple>-<arch>=<file>: a SYCL library for a SPIR-V triple is linked on demand.
+    const char *eq = strchr(v, '=');
+    if (!eq || strncmp(v, "sycl-", 5)) fatal(NULL, "%s: expected sycl-<triple>-<arch>=<file>", a);
+    char *target = xstrndup(v + 5, (size_t)(eq - v - 5));
+    bool ours = is_spirv_triple(target);
+    free(target);
+    if (ours) strlist_push(&o->device_link_args, format("--device-libs=%s", eq + 1));
+  } else if ((v = sycl_option(a, "sycl-allow-device-image-dependencies")) && !*v) {
+    strlist_push(&o->device_link_args, xstrdup("--allow-device-image-dependencies"));
+  } else if ((v = sycl_option(a, "sycl-module-split-mode"))) {
+    o->module_split_mode = v;
+  } else if ((v = sycl_option(a, "compression-level")) ||
+             (v = sycl_option(a, "offload-compression-level"))) {
+    char *end;
+    strtol(v, &end, 10);
+    if (!*v || *end) fatal(NULL, "%s: expected a compression level (a number), not '%s'", a, v);
+  } else if (sycl_option(a, "print-wrapped-module")) {
+    o->print_wrapped_module = true;
+  } else {
+    const char *name = a + (a[1] == '-' ? 2 : 1);
+    if (!strncmp(name, "sycl-", 5) || !strncmp(name, "no-sycl-", 8))
+      fatal(NULL, "%s: unsupported SYCL option", a);
+    return false;
+  }
+  return true;
+}
 
 static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
   bool only_linker = false;
@@ -102,6 +256,8 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
       if (arg) strlist_push(&o->device_link_args, xstrdup(arg));
     } else if ((v = wrapper_option(a, "device-compiler")) && *v) {
       note("%s: the device link runs no device compiler; ignored", a);
+    } else if (take_sycl_option(o, a)) {
+      continue;
     } else {
       bool ignored = false;
       for (const char *const *name = ignored_options; *name && !ignored; name++)
@@ -116,6 +272,25 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
         strlist_push(&o->linker_args, xstrdup(o->output));
       }
     }
+  }
+  // intel's rules for the post-link tool switches and the split mode.
+  if (o->use_post_link_tool && o->no_use_post_link_tool)
+    fatal(NULL, "-use-sycl-post-link-tool and -no-use-sycl-post-link-tool options can't be used "
+                "together.");
+  if (o->module_split_mode) {
+    if (!o->no_use_post_link_tool)
+      fatal(NULL, "-sycl-module-split-mode should be used with the -no-use-sycl-post-link-tool "
+                  "command line option.");
+    const char *mode = o->module_split_mode;
+    if (!strcmp(mode, "per_kernel")) mode = "kernel";
+    if (!strcmp(mode, "per_source")) mode = "source";
+    if (!strcmp(mode, "off")) mode = "none";
+    SplitMode parsed;
+    if (split_mode_parse(mode, &parsed))
+      fatal(NULL, "-sycl-module-split-mode: expected per_kernel, per_source, auto or off, not "
+                  "'%s'",
+            o->module_split_mode);
+    strlist_push(&o->device_link_args, format("--split=%s", mode));
   }
 }
 
@@ -439,7 +614,7 @@ static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
     error(device_binary, "wrap step failed");
     return -1;
   }
-  WrapOptions wo = {.host_triple = o->host_triple};
+  WrapOptions wo = {.host_triple = o->host_triple, .print_module = o->print_wrapped_module};
   char *why;
   int rc = write_wrapper_object(wrapper_object, images, properties, count, &wo, &why);
   if (rc) {

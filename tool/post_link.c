@@ -4,6 +4,7 @@
 #include "tool/tool.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +46,27 @@ static const char post_link_usage[] =
     "Options start with - or --. Any other option is an error; ESIMD code is refused (no\n"
     "ESIMD support).\n";
 
+// One -o: intel's [TARGET,]FILE. A table with a target lists only the modules that can run
+// there, and their .prop files are PREFIX_TARGET_N.prop with compile_target.
 typedef struct {
-  const char *input, *output;
+  const char *target; // "" for none
+  const char *file;
+} OutputTable;
+
+typedef struct {
+  const char *input, *output; // output: the first -o's file
+  OutputTable *tables;
+  size_t num_tables;
+  const char *out_dir; // -out-dir: where the modules go (else the first -o's directory)
   SplitMode mode;
   bool symbols, properties, assembly, ir_output_only;
   bool only_kernels, emit_exported, emit_imported, allow_dependencies, device_globals;
-  bool split_given;             // -split=X (an action, as for sycl-post-link)
-  const char *esimd_option;     // -split-esimd or -lower-esimd (an action), as spelled
-  char *prefix; // dir/stem of the output: modules are PREFIX_N.ext
+  bool emit_param_info, emit_program_metadata, emit_kernel_names, default_spec_consts;
+  bool ignored_switch; // -reduce-memory-usage, -f: accepted, nothing to do here
+  SpecConstMode spec_const;
+  bool split_given;         // -split=X (an action, as for sycl-post-link)
+  const char *esimd_option; // -split-esimd or -lower-esimd (an action), as spelled
+  char *prefix;             // dir/stem of the output: modules are PREFIX_N.ext
 } PostLink;
 
 // The boolean switches, by their name without dashes.
@@ -66,14 +80,46 @@ static bool *switch_named(PostLink *p, const char *name) {
                                       "emit-imported-symbols",
                                       "allow-device-image-dependencies",
                                       "support-dynamic-linking",
-                                      "device-globals"};
-  bool *flags[] = {&p->symbols,        &p->properties,         &p->assembly,
-                   &p->ir_output_only, &p->only_kernels,       &p->emit_exported,
-                   &p->emit_imported,  &p->allow_dependencies, &p->allow_dependencies,
-                   &p->device_globals};
+                                      "device-globals",
+                                      "emit-param-info",
+                                      "emit-program-metadata",
+                                      "emit-kernel-names",
+                                      "generate-device-image-default-spec-consts",
+                                      "reduce-memory-usage",
+                                      "f"};
+  bool *flags[] = {&p->symbols,         &p->properties,         &p->assembly,
+                   &p->ir_output_only,  &p->only_kernels,       &p->emit_exported,
+                   &p->emit_imported,   &p->allow_dependencies, &p->allow_dependencies,
+                   &p->device_globals,  &p->emit_param_info,    &p->emit_program_metadata,
+                   &p->emit_kernel_names, &p->default_spec_consts, &p->ignored_switch,
+                   &p->ignored_switch};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (!strcmp(name, names[i])) return flags[i];
   return NULL;
+}
+
+// A boolean switch as LLVM's cl::opt<bool> takes it: -name, or -name=true|false|1|0.
+static bool parse_switch(const char *arg, const char *name, const char *value) {
+  if (!value) return true;
+  static const char *const yes[] = {"true", "TRUE", "True", "1"};
+  static const char *const no[] = {"false", "FALSE", "False", "0"};
+  for (size_t i = 0; i < 4; i++) {
+    if (!strcmp(value, yes[i])) return true;
+    if (!strcmp(value, no[i])) return false;
+  }
+  fatal(NULL, "%s: '%s' is invalid value for boolean argument '%s'! Try 0 or 1", arg, value,
+        name);
+}
+
+static void add_output(PostLink *p, const char *value) {
+  // intel's TargetFilenamePair: split at the first comma; without one, all of it is the file.
+  const char *comma = strchr(value, ',');
+  OutputTable t = {.target = "", .file = value};
+  if (comma && comma[1]) t = (OutputTable){.target = xstrndup(value, (size_t)(comma - value)),
+                                           .file = comma + 1};
+  else if (comma) t.file = xstrndup(value, (size_t)(comma - value));
+  p->tables = xrealloc(p->tables, (p->num_tables + 1) * sizeof *p->tables);
+  p->tables[p->num_tables++] = t;
 }
 
 static void parse_post_link(int argc, char **argv, PostLink *p) {
@@ -86,38 +132,66 @@ static void parse_post_link(int argc, char **argv, PostLink *p) {
       continue;
     }
     const char *name = a + (a[1] == '-' ? 2 : 1);
-    bool *flag = switch_named(p, name);
+    const char *eq = strchr(name, '=');
+    char *bare = eq ? xstrndup(name, (size_t)(eq - name)) : xstrdup(name);
+    bool *flag = switch_named(p, bare);
     if (flag) {
-      *flag = true;
+      *flag = parse_switch(a, bare, eq ? eq + 1 : NULL);
     } else if (!strcmp(name, "help") || !strcmp(name, "h")) {
       fputs(post_link_usage, stdout);
       exit(0);
     } else if (!strcmp(a, "-o")) {
       if (++i >= argc) fatal(NULL, "option '-o' needs a value");
-      p->output = argv[i];
+      add_output(p, argv[i]);
     } else if (!strncmp(a, "-o=", 3)) {
-      p->output = a + 3;
+      add_output(p, a + 3);
     } else if ((v = option_value(argc, argv, &i, a, "split"))) {
       if (split_mode_parse(v, &p->mode))
         fatal(NULL, "-split: expected kernel, source, auto or none, not '%s'", v);
       p->split_given = true;
+    } else if ((v = option_value(argc, argv, &i, a, "spec-const"))) {
+      if (!strcmp(v, "native"))
+        p->spec_const = SPEC_CONST_NATIVE;
+      else if (!strcmp(v, "emulation"))
+        p->spec_const = SPEC_CONST_EMULATION;
+      else
+        fatal(NULL, "-spec-const: expected native or emulation, not '%s'", v);
+    } else if ((v = option_value(argc, argv, &i, a, "out-dir"))) {
+      p->out_dir = v;
     } else if (!strcmp(name, "split-esimd") || !strcmp(name, "lower-esimd")) {
-      // Without ESIMD code both do nothing in sycl-post-link; with it, read_input refuses.
+      // Without ESIMD code both do nothing in sycl-post-link; with it, the front refuses.
       p->esimd_option = a;
     } else if (name[0] == 'O' && name[1] && strchr("0123sz", name[1]) && !name[2]) {
       // sycl-post-link's -O levels steer only its ESIMD passes.
     } else {
       fatal(NULL, "unsupported option '%s'", a);
     }
+    free(bare);
   }
   if (!p->input) p->input = "-";
+  if (p->num_tables) p->output = p->tables[0].file;
+  static const struct {
+    size_t offset;
+    const char *name;
+  } not_with_ir_only[] = {
+      {offsetof(PostLink, symbols), "symbols"},
+      {offsetof(PostLink, properties), "properties"},
+      {offsetof(PostLink, emit_param_info), "emit-param-info"},
+      {offsetof(PostLink, emit_program_metadata), "emit-program-metadata"},
+      {offsetof(PostLink, emit_exported), "emit-exported-symbols"},
+      {offsetof(PostLink, emit_imported), "emit-imported-symbols"},
+      {offsetof(PostLink, default_spec_consts), "generate-device-image-default-spec-consts"},
+  };
   if (p->ir_output_only && (p->mode == SPLIT_KERNEL || p->mode == SPLIT_SOURCE))
     fatal(NULL, "-split=%s can't be used with -ir-output-only", split_mode_name(p->mode));
-  if (p->ir_output_only && p->symbols) fatal(NULL, "-symbols can't be used with -ir-output-only");
-  if (p->ir_output_only && p->properties)
-    fatal(NULL, "-properties can't be used with -ir-output-only");
+  if (p->ir_output_only && p->esimd_option && strstr(p->esimd_option, "split-esimd"))
+    fatal(NULL, "-split-esimd can't be used with -ir-output-only");
+  for (size_t k = 0; k < sizeof not_with_ir_only / sizeof *not_with_ir_only; k++)
+    if (p->ir_output_only && *(bool *)((char *)p + not_with_ir_only[k].offset))
+      fatal(NULL, "-%s can't be used with -ir-output-only", not_with_ir_only[k].name);
   if (!p->split_given && !p->esimd_option && !p->symbols && !p->properties && !p->emit_exported &&
-      !p->emit_imported && !p->device_globals)
+      !p->emit_imported && !p->device_globals && !p->spec_const && !p->emit_param_info &&
+      !p->emit_program_metadata)
     fatal(NULL, "no actions specified; try --help for usage info");
 }
 
@@ -177,12 +251,29 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
   return m;
 }
 
+static bool has_attribute(LLVMValueRef f, const char *name) {
+  return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, name, strlen(name));
+}
+
 // ESIMD functions carry !sycl_explicit_simd; without any, -split-esimd and -lower-esimd have
-// nothing to do.
-static bool has_esimd_code(LLVMModuleRef m) {
+// nothing to do. The first ESIMD kernel, else the first ESIMD function, or NULL.
+static LLVMValueRef esimd_function(LLVMModuleRef m) {
+  LLVMValueRef first = NULL;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (global_metadata_node(f, "sycl_explicit_simd")) return true;
-  return false;
+    if (global_metadata_node(f, "sycl_explicit_simd")) {
+      if (is_kernel(f)) return f;
+      if (!first) first = f;
+    }
+  return first;
+}
+
+// intel's error for a kernel that asks for both a register allocation mode (the older
+// attribute) and a GRF size: the two are one request, made twice.
+static void check_register_allocation(const char *name, LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (has_attribute(f, "sycl-register-alloc-mode") && has_attribute(f, "sycl-grf-size"))
+      fatal(name, "%s: Unsupported use of both register_alloc_mode and grf_size",
+            LLVMGetValueName2(f, &(size_t){0}));
 }
 
 //
@@ -262,10 +353,6 @@ static void presplit_cleanup(LLVMModuleRef m) {
 // After the split, each module as sycl-post-link's ModuleDesc::cleanup leaves it.
 //
 
-static bool has_attribute(LLVMValueRef f, const char *name) {
-  return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, name, strlen(name));
-}
-
 // What intel's Internalize keeps visible. With image dependencies: kernels and what another
 // image could import (a SYCL_EXTERNAL definition, not a builtin, not "__" by intel's rule).
 // Without: the image's entry points, and virtual and "referenced-indirectly" functions.
@@ -321,7 +408,7 @@ typedef struct {
   PostLink *p;
   SplitMode mode;   // the split actually done
   size_t count;     // modules written
-  Buffer table;     // the rows
+  Buffer *tables;   // the rows of each -o table
   StringList files; // everything written, kept only if all goes well
 } Outputs;
 
@@ -380,7 +467,11 @@ static int entry_opt_level(LLVMModuleRef m, const StringList *entries) {
   return -1;
 }
 
-static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image, bool dummy) {
+// How the front marks a module it made (ModuleKind), for its properties.
+typedef enum { MODULE_PLAIN, MODULE_DUMMY, MODULE_SPEC_DEFAULTS } ModuleKind;
+
+static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image,
+                             ModuleKind kind, const char *target) {
   PostLink *p = o->p;
   PropertyInputs in = {.kernels = &image->kernels,
                        .exported = &image->exported,
@@ -390,13 +481,21 @@ static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *imag
                        .emit_exported = p->emit_exported,
                        .emit_imported = p->emit_imported,
                        .emit_device_globals = p->device_globals,
+                       .emit_param_info = p->emit_param_info,
+                       .emit_program_metadata = p->emit_program_metadata,
+                       .emit_kernel_names = p->emit_kernel_names,
                        .entry_points = &image->entries};
   PropertySets sets;
   compute_properties(m, &in, &sets);
   // Without a split the image may hold kernels of several sizes: intel promises none.
   if (o->mode == SPLIT_NONE)
     propsets_remove(&sets, "SYCL/device requirements", "reqd_work_group_size_uint64_t");
-  if (dummy) propsets_add_u32(&sets, "SYCL/virtual functions", "dummy-image", 1);
+  if (*target)
+    propsets_add_bytes(&sets, "SYCL/device requirements", "compile_target", target,
+                       strlen(target));
+  if (kind == MODULE_DUMMY) propsets_add_u32(&sets, "SYCL/virtual functions", "dummy-image", 1);
+  if (kind == MODULE_SPEC_DEFAULTS)
+    propsets_add_u32(&sets, "SYCL/misc properties", "specConstsReplacedWithDefault", 1);
   propsets_order_as_intel(&sets);
   char *text = propsets_to_prop(&sets);
   propsets_free(&sets);
@@ -415,22 +514,26 @@ static bool wants_dummy(LLVMModuleRef m) {
   return virtual_function && aspects;
 }
 
-// One row: M written as module N, its properties computed on PROPS_FROM (M itself, or for a
-// dummy the module it copies, as sycl-post-link computes a dummy's properties before
-// emptying its functions), plus "dummy-image" for a dummy.
+// Whether a module may run on TARGET (intel's isTargetCompatibleWithModule). intel decides by
+// its device configuration file, which holds each target's aspects and sub-group sizes; the
+// front holds no such table, so every target is one intel does not know: no filtering.
+static bool target_accepts(const char *target, LLVMModuleRef m) {
+  (void)target;
+  (void)m;
+  return true;
+}
+
+// One row per table: M written as module N, its properties computed on PROPS_FROM (M itself,
+// or for a dummy the module it copies, as sycl-post-link computes a dummy's properties before
+// emptying its functions), plus "dummy-image" for a dummy and "specConstsReplacedWithDefault"
+// for a module whose specialization constants were replaced by their defaults.
 static int write_row(Outputs *o, LLVMModuleRef m, LLVMModuleRef props_from,
-                     const SplitImage *image, bool dummy, char **errmsg) {
+                     const SplitImage *image, ModuleKind kind, char **errmsg) {
   PostLink *p = o->p;
   size_t n = o->count++;
   char *code = format("%s_%zu.%s", p->prefix, n, p->assembly ? "ll" : "bc");
-  char *prop = p->properties ? format("%s_%zu.prop", p->prefix, n) : NULL;
   char *sym = p->symbols ? format("%s_%zu.sym", p->prefix, n) : NULL;
   int rc = write_module(o, m, code, errmsg);
-  if (rc == 0 && prop) {
-    char *text = properties_text(o, props_from, image, dummy);
-    rc = write_output(o, prop, text, strlen(text), errmsg);
-    free(text);
-  }
   if (rc == 0 && sym) {
     Buffer b = {0};
     for (size_t i = 0; i < image->entries.count; i++) {
@@ -440,12 +543,24 @@ static int write_row(Outputs *o, LLVMModuleRef m, LLVMModuleRef props_from,
     rc = write_output(o, sym, b.data ? (const char *)b.data : "", b.size, errmsg);
     free(b.data);
   }
-  char *row = format("%s%s%s%s%s\n", code, prop ? "|" : "", prop ? prop : "", sym ? "|" : "",
-                     sym ? sym : "");
-  buffer_append(&o->table, row, strlen(row));
-  free(row);
+  for (size_t t = 0; rc == 0 && t < p->num_tables; t++) {
+    const char *target = p->tables[t].target;
+    if (!target_accepts(target, props_from)) continue;
+    char *prop = NULL;
+    if (p->properties) {
+      prop = *target ? format("%s_%s_%zu.prop", p->prefix, target, n)
+                     : format("%s_%zu.prop", p->prefix, n);
+      char *text = properties_text(o, props_from, image, kind, target);
+      rc = write_output(o, prop, text, strlen(text), errmsg);
+      free(text);
+    }
+    char *row = format("%s%s%s%s%s\n", code, prop ? "|" : "", prop ? prop : "", sym ? "|" : "",
+                       sym ? sym : "");
+    buffer_append(&o->tables[t], row, strlen(row));
+    free(row);
+    free(prop);
+  }
   free(code);
-  free(prop);
   free(sym);
   return rc;
 }
@@ -470,7 +585,31 @@ __attribute__((noreturn)) static void report_split_error(const char *name, char 
 static int emit_module(void *arg, LLVMModuleRef m, const SplitImage *image, char **errmsg) {
   Outputs *o = arg;
   PostLink *p = o->p;
-  if (cleanup_module(m, image, p->allow_dependencies, errmsg)) return -1;
+  // As sycl-post-link: the specialization constants of each split module, before its
+  // cleanup; with -generate-device-image-default-spec-consts first a copy of a module that
+  // has some, with every one replaced by its default, written right after it.
+  LLVMModuleRef defaults = NULL;
+  bool changed;
+  if (p->default_spec_consts && module_uses_spec_constants(m)) {
+    defaults = LLVMCloneModule(m);
+    if (lower_spec_constants(defaults, SPEC_CONST_DEFAULTS, false, &changed, errmsg) ||
+        cleanup_module(defaults, image, p->allow_dependencies, errmsg)) {
+      LLVMDisposeModule(defaults);
+      return -1;
+    }
+  }
+  if ((p->spec_const && lower_spec_constants(m, p->spec_const, false, &changed, errmsg)) ||
+      cleanup_module(m, image, p->allow_dependencies, errmsg)) {
+    if (defaults) LLVMDisposeModule(defaults);
+    return -1;
+  }
+  if (defaults && !p->ir_output_only) {
+    int rc = write_row(o, m, m, image, MODULE_PLAIN, errmsg);
+    if (!rc) rc = write_row(o, defaults, defaults, image, MODULE_SPEC_DEFAULTS, errmsg);
+    LLVMDisposeModule(defaults);
+    return rc;
+  }
+  if (defaults) LLVMDisposeModule(defaults);
   if (p->ir_output_only) {
     if (o->count++) {
       *errmsg = xstrdup("some modules had to be split, '-ir-output-only' can't be used");
@@ -478,14 +617,26 @@ static int emit_module(void *arg, LLVMModuleRef m, const SplitImage *image, char
     }
     return write_module(o, m, p->output, errmsg);
   }
-  if (write_row(o, m, m, image, false, errmsg)) return -1;
+  if (write_row(o, m, m, image, MODULE_PLAIN, errmsg)) return -1;
   if (!wants_dummy(m)) return 0;
   LLVMModuleRef dummy = LLVMCloneModule(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(dummy); f; f = LLVMGetNextFunction(f))
     if (has_attribute(f, "indirectly-callable")) empty_function_body(f);
-  int rc = write_row(o, dummy, m, image, true, errmsg);
+  int rc = write_row(o, dummy, m, image, MODULE_DUMMY, errmsg);
   LLVMDisposeModule(dummy);
   return rc;
+}
+
+// Writes one file table to its -o file ("-": standard output).
+static void write_table(const char *path, const Buffer *table) {
+  if (!strcmp(path, "-")) {
+    int rc = write_stdout(table->data, table->size);
+    if (rc < 0) fatal("<stdout>", "cannot write: %s", strerror(-rc));
+    return;
+  }
+  remove_on_failure(path);
+  int rc = write_file_atomic(path, table->data, table->size);
+  if (rc < 0) fatal(path, "cannot write: %s", strerror(-rc));
 }
 
 int post_link_main(int argc, char **argv) {
@@ -499,8 +650,16 @@ int post_link_main(int argc, char **argv) {
     p.output = default_output = format(
         "%s%s", stem, !p.ir_output_only ? ".files" : p.assembly ? ".out.ll" : "out.bc");
     free(stem);
+    add_output(&p, p.output);
   }
-  p.prefix = output_prefix(p.output);
+  if (p.out_dir) {
+    char *stem = path_stem(p.output);
+    size_t len = strlen(p.out_dir);
+    p.prefix = format("%s%s%s", p.out_dir, len && p.out_dir[len - 1] == '/' ? "" : "/", stem);
+    free(stem);
+  } else {
+    p.prefix = output_prefix(p.output);
+  }
   const char *name = strcmp(p.input, "-") ? p.input : "<stdin>";
 
   Buffer input;
@@ -508,19 +667,24 @@ int post_link_main(int argc, char **argv) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m = parse_input(ctx, name, &input);
   free(input.data);
-  if (p.esimd_option && has_esimd_code(m))
-    fatal(name, "option '%s' is not supported: ESIMD code is not handled by this tool",
+  LLVMValueRef esimd = p.esimd_option ? esimd_function(m) : NULL;
+  if (esimd)
+    fatal(name, "%s '%s' is ESIMD code (!sycl_explicit_simd), which this tool does not support "
+                "(%s)",
+          is_kernel(esimd) ? "kernel" : "function", LLVMGetValueName2(esimd, &(size_t){0}),
           p.esimd_option);
+  check_register_allocation(name, m);
   presplit_cleanup(m);
 
   // sycl-post-link's auto is per source, or no split where one module must come out.
   SplitMode mode = p.mode;
   if (mode == SPLIT_AUTO) mode = p.ir_output_only ? SPLIT_NONE : SPLIT_SOURCE;
-  Outputs out = {.p = &p, .mode = mode};
+  Outputs out = {.p = &p, .mode = mode, .tables = xcalloc(p.num_tables, sizeof(Buffer))};
   const char *header = p.properties
                            ? (p.symbols ? "[Code|Properties|Symbols]\n" : "[Code|Properties]\n")
                            : (p.symbols ? "[Code|Symbols]\n" : "[Code]\n");
-  buffer_append(&out.table, header, strlen(header));
+  for (size_t t = 0; t < p.num_tables; t++)
+    buffer_append(&out.tables[t], header, strlen(header));
   SplitOptions o = {.mode = mode,
                     .allow_dependencies = p.allow_dependencies,
                     .only_kernels = p.only_kernels,
@@ -534,19 +698,16 @@ int post_link_main(int argc, char **argv) {
   split_result_free(&result);
   context_dispose(ctx);
 
-  if (!p.ir_output_only && !strcmp(p.output, "-")) {
-    int rc = write_stdout(out.table.data, out.table.size);
-    if (rc < 0) fatal("<stdout>", "cannot write: %s", strerror(-rc));
-  } else if (!p.ir_output_only) {
-    remove_on_failure(p.output);
-    int rc = write_file_atomic(p.output, out.table.data, out.table.size);
-    if (rc < 0) fatal(p.output, "cannot write: %s", strerror(-rc));
-    keep_on_success(p.output);
-  }
+  for (size_t t = 0; t < p.num_tables && !p.ir_output_only; t++)
+    write_table(p.tables[t].file, &out.tables[t]);
+  for (size_t t = 0; t < p.num_tables && !p.ir_output_only; t++)
+    if (strcmp(p.tables[t].file, "-")) keep_on_success(p.tables[t].file);
   for (size_t i = 0; i < out.files.count; i++)
     keep_on_success(out.files.items[i]);
   strlist_free(&out.files);
-  free(out.table.data);
+  for (size_t t = 0; t < p.num_tables; t++)
+    free(out.tables[t].data);
+  free(out.tables);
   free(p.prefix);
   free(default_output);
   return 0;

@@ -138,7 +138,7 @@ static LLVMValueRef property_constant(Wrapper *w, const Property *p) {
   }
   size_t size = 8 + p->bytes.size;
   uint8_t *value = xmalloc(size);
-  uint64_t bits = (uint64_t)p->bytes.size * 8;
+  uint64_t bits = property_bit_count(p);
   for (int i = 0; i < 8; i++)
     value[i] = (uint8_t)(bits >> (8 * i));
   if (p->bytes.size) memcpy(value + 8, p->bytes.data, p->bytes.size);
@@ -289,6 +289,11 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
   add_registration(&w, "sycl.descriptor_reg", "__sycl_register_lib", desc, "llvm.global_ctors");
   add_registration(&w, "sycl.descriptor_unreg", "__sycl_unregister_lib", desc, "llvm.global_dtors");
 
+  if (o->print_module) {
+    char *text = LLVMPrintModuleToString(w.module);
+    fputs(text, stderr);
+    LLVMDisposeMessage(text);
+  }
   Buffer object = {0};
   int rc = emit_object(w.module, tm, &object, errmsg);
   if (!rc && (rc = write_file_atomic(path, object.data, object.size))) {

@@ -19,6 +19,7 @@ extern "C" {
 typedef struct {
   const char *host_triple; // NULL: LLVM's default triple (x86-64 only)
   const char *compile_options, *link_options;
+  bool print_module; // --print-wrapped-module: the wrapper's LLVM IR on stderr
 } WrapOptions;
 // PROPERTIES[i] belongs to IMAGES[i]. 0, or -1 with *errmsg.
 int write_wrapper_object(const char *path, const OffloadEntry *images,

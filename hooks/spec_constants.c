@@ -1,0 +1,527 @@
+// SYCL 2020 specialization constants of one image: the calls DPC++'s front end emits
+// (__sycl_getScalar2020SpecConstantValue, __sycl_getComposite2020SpecConstantValue) lowered as
+// intel's SpecConstantsPass lowers them, with the metadata its property sets are read from
+// (properties/compute.c). It reads no property and emits no SPIR-V.
+#include "hooks/hooks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char scalar_prefix[] = "_Z37__sycl_getScalar2020SpecConstantValue";
+static const char composite_prefix[] = "_Z40__sycl_getComposite2020SpecConstantValue";
+static const char ids_metadata[] = "sycl.specialization-constants";
+static const char defaults_metadata[] = "sycl.specialization-constants-default-values";
+enum { PADDING_ID = 0xffffffffu }; // a descriptor the runtime skips
+
+static bool is_spec_constant_getter(LLVMValueRef f) {
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  return LLVMIsDeclaration(f) && (!strncmp(name, scalar_prefix, sizeof scalar_prefix - 1) ||
+                                  !strncmp(name, composite_prefix, sizeof composite_prefix - 1));
+}
+
+bool module_uses_spec_constants(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (is_spec_constant_getter(f) && LLVMGetFirstUse(f)) return true;
+  return false;
+}
+
+//
+// Reading a call: its symbolic ID and its default value
+//
+
+// As LLVM's stripPointerCasts: casts, and GEPs whose indices are all zero.
+static LLVMValueRef strip_pointer_casts(LLVMValueRef v) {
+  for (;;) {
+    LLVMOpcode op = LLVMIsAConstantExpr(v)   ? LLVMGetConstOpcode(v)
+                    : LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v)
+                                            : (LLVMOpcode)0;
+    if (op == LLVMBitCast || op == LLVMAddrSpaceCast) {
+      v = LLVMGetOperand(v, 0);
+    } else if (op == LLVMGetElementPtr) {
+      int n = LLVMGetNumOperands(v);
+      bool zero = true;
+      for (int i = 1; i < n && zero; i++) {
+        LLVMValueRef idx = LLVMGetOperand(v, i);
+        zero = LLVMIsAConstantInt(idx) && LLVMConstIntGetZExtValue(idx) == 0;
+      }
+      if (!zero) return v;
+      v = LLVMGetOperand(v, 0);
+    } else {
+      return v;
+    }
+  }
+}
+
+// The string literal behind a pointer argument. At -O0 the argument is a load from an alloca
+// that one store filled with the literal's address: *store is that store (intel deletes it).
+static char *string_literal(LLVMValueRef arg, LLVMValueRef *store) {
+  LLVMValueRef v = strip_pointer_casts(arg);
+  *store = NULL;
+  if (LLVMIsALoadInst(v)) {
+    LLVMValueRef slot = strip_pointer_casts(LLVMGetOperand(v, 0));
+    for (LLVMUseRef u = LLVMGetFirstUse(slot); u && !*store; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot) *store = user;
+    }
+    if (!*store) return NULL;
+    v = strip_pointer_casts(LLVMGetOperand(*store, 0));
+  }
+  LLVMValueRef init = LLVMIsAGlobalVariable(v) ? LLVMGetInitializer(v) : NULL;
+  if (!init || !LLVMIsAConstantDataArray(init)) return NULL;
+  size_t len;
+  const char *text = LLVMGetAsString(init, &len);
+  if (len && !text[len - 1]) len--;
+  return xstrndup(text, len);
+}
+
+// The default value: the specialization_id global's only field.
+static LLVMValueRef default_value(LLVMValueRef arg) {
+  LLVMValueRef gv = strip_pointer_casts(arg);
+  LLVMValueRef init = LLVMIsAGlobalVariable(gv) ? LLVMGetInitializer(gv) : NULL;
+  return init ? LLVMGetAggregateElement(init, 0) : NULL;
+}
+
+//
+// The types: offsets, sizes, mangled names
+//
+
+static bool is_aggregate(LLVMTypeRef t) {
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  return k == LLVMStructTypeKind || k == LLVMArrayTypeKind || k == LLVMVectorTypeKind;
+}
+
+static unsigned element_count(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind: return LLVMCountStructElementTypes(t);
+  case LLVMArrayTypeKind: return (unsigned)LLVMGetArrayLength2(t);
+  case LLVMVectorTypeKind: return LLVMGetVectorSize(t);
+  default: return 0;
+  }
+}
+
+static LLVMTypeRef element_type(LLVMTypeRef t, unsigned i) {
+  return LLVMGetTypeKind(t) == LLVMStructTypeKind ? LLVMStructGetTypeAtIndex(t, i)
+                                                  : LLVMGetElementType(t);
+}
+
+static uint64_t element_offset(LLVMTargetDataRef dl, LLVMTypeRef t, unsigned i) {
+  if (LLVMGetTypeKind(t) == LLVMStructTypeKind) return LLVMOffsetOfElement(dl, t, i);
+  return i * LLVMABISizeOfType(dl, LLVMGetElementType(t));
+}
+
+// intel's mangleType: not the Itanium ABI, but unique per type, which is all it needs.
+static void mangle_type(LLVMTypeRef t, Buffer *out) {
+  char *text = NULL;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMFloatTypeKind: text = xstrdup("f"); break;
+  case LLVMDoubleTypeKind: text = xstrdup("d"); break;
+  case LLVMHalfTypeKind: text = xstrdup("Dh"); break;
+  case LLVMIntegerTypeKind: {
+    unsigned w = LLVMGetIntTypeWidth(t);
+    text = xstrdup(w == 1 ? "b" : w == 8 ? "a" : w == 16 ? "s" : w == 32 ? "i" : "x");
+    break;
+  }
+  case LLVMStructTypeKind: {
+    const char *name = LLVMGetStructName(t);
+    text = xstrdup(name ? name : "");
+    break;
+  }
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind: {
+    bool array = LLVMGetTypeKind(t) == LLVMArrayTypeKind;
+    text = format("%s%u_", array ? "A" : "Dv", element_count(t));
+    buffer_append(out, text, strlen(text));
+    free(text);
+    mangle_type(LLVMGetElementType(t), out);
+    return;
+  }
+  default: text = xstrdup("");
+  }
+  buffer_append(out, text, strlen(text));
+  free(text);
+}
+
+// _Z<len><base><params>, plus _R<return> for an aggregate return (intel's mangleFuncItanium).
+static char *mangled_name(const char *base, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
+  Buffer b = {0};
+  char *head = format("_Z%zu%s", strlen(base), base);
+  buffer_append(&b, head, strlen(head));
+  free(head);
+  for (unsigned i = 0; i < n; i++)
+    mangle_type(params[i], &b);
+  if (is_aggregate(ret)) {
+    buffer_append(&b, "_R", 2);
+    mangle_type(ret, &b);
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+//
+// The lowering, per module
+//
+
+typedef struct {
+  unsigned id;
+  bool padding; // an element the default leaves undefined: its ID is used up, not reported
+} ScalarId;
+
+typedef struct {
+  char *symbol;
+  ScalarId *ids; // native
+  size_t num_ids;
+  unsigned offset; // emulation: where its value lies in the runtime's buffer
+  uint32_t *descriptors; // {ID, offset, size} triples, for the metadata
+  size_t num_descriptors;
+} SpecConstant;
+
+typedef struct {
+  LLVMModuleRef m;
+  LLVMContextRef ctx;
+  LLVMTargetDataRef dl;
+  LLVMBuilderRef b;
+  SpecConstMode mode;
+  bool zero_padding; // pass zero, not undef, for a padding element (for LLVM's SPIR-V backend)
+  bool spir;         // spir_func calls
+  SpecConstant *constants; // in the order first seen
+  size_t count;
+  unsigned next_id, next_offset;
+  LLVMValueRef *defaults; // the default-values metadata operands, in order
+  size_t num_defaults;
+  char *error;
+} Lowering;
+
+// A defined scalar of a default value, at its byte offset.
+typedef struct {
+  uint64_t offset;
+  LLVMValueRef value;
+} Leaf;
+
+typedef struct {
+  Leaf *items;
+  size_t count;
+} Leaves;
+
+static void collect_leaves(LLVMTargetDataRef dl, LLVMValueRef c, uint64_t offset, Leaves *out) {
+  if (!c || LLVMIsAUndefValue(c)) return; // poison too
+  LLVMTypeRef t = LLVMTypeOf(c);
+  if (is_aggregate(t)) {
+    unsigned n = element_count(t);
+    for (unsigned i = 0; i < n; i++)
+      collect_leaves(dl, LLVMGetAggregateElement(c, i), offset + element_offset(dl, t, i), out);
+    return;
+  }
+  out->items = xrealloc(out->items, (out->count + 1) * sizeof *out->items);
+  out->items[out->count++] = (Leaf){offset, c};
+}
+
+static LLVMValueRef leaf_at(const Leaves *l, uint64_t offset) {
+  for (size_t i = 0; i < l->count; i++)
+    if (l->items[i].offset == offset) return l->items[i].value;
+  return NULL;
+}
+
+static LLVMValueRef emit_call(Lowering *lw, const char *base, LLVMTypeRef ret, LLVMValueRef *args,
+                              unsigned n, const char *name) {
+  LLVMTypeRef *params = xcalloc(n + 1, sizeof *params);
+  for (unsigned i = 0; i < n; i++)
+    params[i] = LLVMTypeOf(args[i]);
+  char *fname = mangled_name(base, ret, params, n);
+  // intel's bool: i8 __spirv_SpecConstantia(i32, i8), then a trunc to i1.
+  bool as_bool = LLVMGetTypeKind(ret) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ret) == 1 &&
+                 n == 2 && LLVMGetTypeKind(params[1]) == LLVMIntegerTypeKind &&
+                 LLVMGetIntTypeWidth(params[1]) == 8;
+  LLVMTypeRef call_ret = as_bool ? params[1] : ret;
+  LLVMTypeRef fty = LLVMFunctionType(call_ret, params, n, 0);
+  LLVMValueRef f = LLVMGetNamedFunction(lw->m, fname);
+  if (f && LLVMGlobalGetValueType(f) != fty && !lw->error)
+    lw->error = format("'%s' is declared with another type", fname);
+  if (!f) {
+    f = LLVMAddFunction(lw->m, fname, fty);
+    if (lw->spir) LLVMSetFunctionCallConv(f, CC_SPIR_FUNC);
+  }
+  LLVMValueRef call = LLVMBuildCall2(lw->b, fty, f, args, n, as_bool ? "" : name);
+  if (lw->spir) LLVMSetInstructionCallConv(call, CC_SPIR_FUNC);
+  free(fname);
+  free(params);
+  return as_bool ? LLVMBuildTrunc(lw->b, call, ret, "tobool") : call;
+}
+
+// intel's emitSpecConstantRecursiveImpl: one __spirv_SpecConstant per scalar, numbered in
+// order (a new constant's IDs are made here, an old one's reused), and one
+// __spirv_SpecConstantComposite per aggregate, innermost first. An element the default leaves
+// undefined (padding) uses up an ID and goes in as undef (or zero).
+static LLVMValueRef emit_native(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, size_t *index,
+                                uint64_t offset, const Leaves *leaves) {
+  if (!is_aggregate(t)) {
+    LLVMValueRef def = leaf_at(leaves, offset);
+    if (!def) {
+      if (!lw->error)
+        lw->error = format("%s: the default value has no element at offset %llu", sc->symbol,
+                           (unsigned long long)offset);
+      def = LLVMConstNull(t);
+    }
+    if (*index >= sc->num_ids) {
+      sc->ids = xrealloc(sc->ids, (sc->num_ids + 1) * sizeof *sc->ids);
+      sc->ids[sc->num_ids] = (ScalarId){sc->ids[sc->num_ids - 1].id + 1, false};
+      sc->num_ids++;
+    }
+    LLVMValueRef args[2] = {LLVMConstInt(LLVMInt32TypeInContext(lw->ctx), sc->ids[(*index)++].id, 0),
+                            def};
+    return emit_call(lw, "__spirv_SpecConstant", t, args, 2, "");
+  }
+  unsigned n = element_count(t);
+  LLVMValueRef *elements = xcalloc(n + 1, sizeof *elements);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMTypeRef et = element_type(t, i);
+    uint64_t at = offset + element_offset(lw->dl, t, i);
+    bool defined = false;
+    for (size_t k = 0; k < leaves->count && !defined; k++) // some leaf starts here
+      defined = leaves->items[k].offset == at;
+    if (defined) {
+      elements[i] = emit_native(lw, sc, et, index, at, leaves);
+      continue;
+    }
+    if (*index >= sc->num_ids) {
+      sc->ids = xrealloc(sc->ids, (sc->num_ids + 1) * sizeof *sc->ids);
+      sc->ids[sc->num_ids] = (ScalarId){sc->ids[sc->num_ids - 1].id + 1, true};
+      sc->num_ids++;
+    }
+    (*index)++;
+    elements[i] = lw->zero_padding ? LLVMConstNull(et) : LLVMGetUndef(et);
+  }
+  LLVMValueRef v = emit_call(lw, "__spirv_SpecConstantComposite", t, elements, n, "");
+  free(elements);
+  return v;
+}
+
+static void add_descriptor(SpecConstant *sc, uint32_t id, uint32_t offset, uint32_t size) {
+  sc->descriptors =
+      xrealloc(sc->descriptors, (sc->num_descriptors + 1) * 3 * sizeof *sc->descriptors);
+  uint32_t *d = &sc->descriptors[3 * sc->num_descriptors++];
+  d[0] = id;
+  d[1] = offset;
+  d[2] = size;
+}
+
+// intel's collectCompositeElementsInfoRecursive: a descriptor per scalar with a real ID, and
+// one for each struct's tail padding.
+static void describe(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, size_t *index,
+                     unsigned *offset) {
+  if (sc->ids[*index].padding) {
+    (*index)++;
+    return;
+  }
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k == LLVMArrayTypeKind || k == LLVMVectorTypeKind) {
+    unsigned n = element_count(t);
+    for (unsigned i = 0; i < n; i++)
+      describe(lw, sc, LLVMGetElementType(t), index, offset);
+    return;
+  }
+  if (k == LLVMStructTypeKind) {
+    unsigned base = *offset, local = *offset, n = element_count(t);
+    for (unsigned i = 0; i < n; i++) {
+      local = *offset + (unsigned)LLVMOffsetOfElement(lw->dl, t, i);
+      describe(lw, sc, element_type(t, i), index, &local);
+    }
+    unsigned size = (unsigned)LLVMABISizeOfType(lw->dl, t);
+    if (base + size > local) add_descriptor(sc, PADDING_ID, local, base + size - local);
+    *offset += size;
+    return;
+  }
+  unsigned size = (unsigned)LLVMStoreSizeOfType(lw->dl, t);
+  add_descriptor(sc, sc->ids[*index].id, *offset, size);
+  (*index)++;
+  *offset += size;
+}
+
+static SpecConstant *find_constant(Lowering *lw, const char *symbol) {
+  for (size_t i = 0; i < lw->count; i++)
+    if (!strcmp(lw->constants[i].symbol, symbol)) return &lw->constants[i];
+  return NULL;
+}
+
+static SpecConstant *add_constant(Lowering *lw, char *symbol) {
+  lw->constants = xrealloc(lw->constants, (lw->count + 1) * sizeof *lw->constants);
+  SpecConstant *sc = &lw->constants[lw->count++];
+  *sc = (SpecConstant){.symbol = symbol};
+  return sc;
+}
+
+static void add_default(Lowering *lw, LLVMValueRef value) {
+  LLVMMetadataRef md = LLVMValueAsMetadata(value);
+  LLVMValueRef node = LLVMMetadataAsValue(lw->ctx, LLVMMDNodeInContext2(lw->ctx, &md, 1));
+  lw->defaults = xrealloc(lw->defaults, (lw->num_defaults + 1) * sizeof *lw->defaults);
+  lw->defaults[lw->num_defaults++] = node;
+}
+
+// intel's emulation: a load from the runtime's buffer at the constant's offset (each new
+// constant aligned to its type; the padding before it is described after the previous one).
+static LLVMValueRef emit_emulated(Lowering *lw, LLVMValueRef buffer, unsigned offset,
+                                  LLVMTypeRef t) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(lw->ctx);
+  LLVMValueRef index = LLVMConstInt(LLVMInt32TypeInContext(lw->ctx), offset, 0);
+  LLVMValueRef gep = LLVMBuildGEP2(lw->b, i8, buffer, &index, 1, "gep");
+  bool is_bool = LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1;
+  LLVMValueRef load = LLVMBuildLoad2(lw->b, is_bool ? i8 : t, gep, "load");
+  return is_bool ? LLVMBuildTrunc(lw->b, load, t, "tobool") : load;
+}
+
+static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
+  unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
+  LLVMAttributeRef sret = LLVMGetEnumAttributeAtIndex(f, 1, sret_kind);
+  unsigned name_arg = sret ? 1 : 0;
+  LLVMValueRef store = NULL;
+  char *symbol = string_literal(LLVMGetOperand(call, name_arg), &store);
+  LLVMValueRef def = default_value(LLVMGetOperand(call, name_arg + 1));
+  if (!symbol || !def) {
+    size_t len;
+    if (!lw->error)
+      lw->error = format("a call of %s whose %s is not a constant global",
+                         LLVMGetValueName2(f, &len), symbol ? "default value" : "symbolic ID");
+    free(symbol);
+    return;
+  }
+  LLVMTypeRef t = sret ? LLVMGetTypeAttributeValue(sret) : LLVMTypeOf(call);
+  LLVMPositionBuilderBefore(lw->b, call);
+  SpecConstant *sc = find_constant(lw, symbol);
+  bool is_new = !sc;
+  if (is_new) sc = add_constant(lw, xstrdup(symbol));
+  LLVMValueRef replacement = NULL;
+  unsigned padding = 0;
+  if (lw->mode == SPEC_CONST_NATIVE) {
+    if (is_new) {
+      sc->ids = xcalloc(1, sizeof *sc->ids);
+      sc->ids[0] = (ScalarId){lw->next_id, false};
+      sc->num_ids = 1;
+    }
+    Leaves leaves = {0};
+    collect_leaves(lw->dl, def, 0, &leaves);
+    size_t index = 0;
+    replacement = emit_native(lw, sc, t, &index, 0, &leaves);
+    free(leaves.items);
+    if (is_new) {
+      lw->next_id += (unsigned)sc->num_ids;
+      size_t at = 0;
+      unsigned offset = 0;
+      describe(lw, sc, t, &at, &offset);
+    }
+  } else if (lw->mode == SPEC_CONST_EMULATION) {
+    LLVMValueRef buffer = LLVMGetOperand(call, name_arg + 2);
+    if (is_new) {
+      unsigned align = LLVMABIAlignmentOfType(lw->dl, t), at = lw->next_offset;
+      if (align && at % align) {
+        padding = align - at % align;
+        SpecConstant *last = &lw->constants[lw->count - 2];
+        add_descriptor(last, PADDING_ID, last->descriptors[2], padding);
+        lw->next_offset += padding;
+      }
+      sc->offset = lw->next_offset;
+      add_descriptor(sc, lw->next_id++, 0, (uint32_t)LLVMStoreSizeOfType(lw->dl, LLVMTypeOf(def)));
+      lw->next_offset += (unsigned)LLVMStoreSizeOfType(lw->dl, t);
+    }
+    replacement = emit_emulated(lw, buffer, sc->offset, t);
+  } else { // SPEC_CONST_DEFAULTS
+    bool is_bool = LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1;
+    replacement = is_bool ? LLVMBuildTrunc(lw->b, def, t, "bool") : def;
+  }
+  if (is_new && lw->mode != SPEC_CONST_DEFAULTS) {
+    if (padding)
+      add_default(lw, LLVMConstNull(LLVMArrayType2(LLVMInt8TypeInContext(lw->ctx), padding)));
+    add_default(lw, def);
+  }
+  if (sret)
+    LLVMBuildStore(lw->b, replacement, LLVMGetOperand(call, 0));
+  else
+    LLVMReplaceAllUsesWith(call, replacement);
+  LLVMValueRef load = store ? strip_pointer_casts(LLVMGetOperand(call, name_arg)) : NULL;
+  LLVMInstructionEraseFromParent(call);
+  if (store) LLVMInstructionEraseFromParent(store);
+  if (load && LLVMIsALoadInst(load) && !LLVMGetFirstUse(load)) LLVMInstructionEraseFromParent(load);
+  free(symbol);
+}
+
+static void write_metadata(Lowering *lw) {
+  LLVMGetOrInsertNamedMetadata(lw->m, ids_metadata, strlen(ids_metadata));
+  LLVMGetOrInsertNamedMetadata(lw->m, defaults_metadata, strlen(defaults_metadata));
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(lw->ctx);
+  for (size_t i = 0; i < lw->count && lw->mode != SPEC_CONST_DEFAULTS; i++) {
+    SpecConstant *sc = &lw->constants[i];
+    size_t n = 1 + 3 * sc->num_descriptors;
+    LLVMMetadataRef *ops = xcalloc(n, sizeof *ops);
+    ops[0] = LLVMMDStringInContext2(lw->ctx, sc->symbol, strlen(sc->symbol));
+    for (size_t k = 0; k < 3 * sc->num_descriptors; k++)
+      ops[k + 1] = LLVMValueAsMetadata(LLVMConstInt(i32, sc->descriptors[k], 0));
+    LLVMAddNamedMetadataOperand(lw->m, ids_metadata,
+                                LLVMMetadataAsValue(lw->ctx, LLVMMDNodeInContext2(lw->ctx, ops, n)));
+    free(ops);
+  }
+  for (size_t i = 0; i < lw->num_defaults; i++)
+    LLVMAddNamedMetadataOperand(lw->m, defaults_metadata, lw->defaults[i]);
+}
+
+typedef struct {
+  LLVMValueRef getter, call;
+  char *symbol; // for the order; NULL when it cannot be read (lower_call says why)
+  size_t seq;
+} PendingCall;
+
+static int compare_pending(const void *a, const void *b) {
+  const PendingCall *x = a, *y = b;
+  int c = strcmp(x->symbol ? x->symbol : "", y->symbol ? y->symbol : "");
+  return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int lower_spec_constants(LLVMModuleRef m, SpecConstMode mode, bool link_order, bool *changed,
+                         char **errmsg) {
+  Lowering lw = {.m = m,
+                 .ctx = LLVMGetModuleContext(m),
+                 .dl = LLVMGetModuleDataLayout(m),
+                 .b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m)),
+                 .mode = mode,
+                 .zero_padding = link_order};
+  const char *triple = LLVMGetTarget(m);
+  lw.spir = !strncmp(triple, "spir", 4);
+  // intel's order: the declarations in module order, each one's calls in use-list order.
+  PendingCall *calls = NULL;
+  size_t n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!is_spec_constant_getter(f)) continue;
+    for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f) continue;
+      calls = xrealloc(calls, (n + 1) * sizeof *calls);
+      LLVMValueRef store;
+      bool sret = LLVMGetEnumAttributeAtIndex(f, 1, LLVMGetEnumAttributeKindForName("sret", 4));
+      calls[n] = (PendingCall){f, user, string_literal(LLVMGetOperand(user, sret), &store), n};
+      n++;
+    }
+  }
+  // The link's property sets go out as JSON, whose properties are sorted by name, and the
+  // runtime finds each constant's default at the sum of the sizes before it: the link numbers
+  // and lays out the constants in name order, so both orders agree.
+  if (link_order && n) qsort(calls, n, sizeof *calls, compare_pending);
+  for (size_t i = 0; i < n && !lw.error; i++)
+    lower_call(&lw, calls[i].getter, calls[i].call);
+  *changed = n > 0;
+  for (size_t i = 0; i < n; i++)
+    free(calls[i].symbol);
+  free(calls);
+  if (!lw.error) write_metadata(&lw);
+  for (size_t i = 0; i < lw.count; i++) {
+    free(lw.constants[i].symbol);
+    free(lw.constants[i].ids);
+    free(lw.constants[i].descriptors);
+  }
+  free(lw.constants);
+  free(lw.defaults);
+  LLVMDisposeBuilder(lw.b);
+  if (lw.error) {
+    *errmsg = format("specialization constants: %s", lw.error);
+    free(lw.error);
+    return -1;
+  }
+  return 0;
+}
