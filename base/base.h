@@ -171,6 +171,8 @@ void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg
 enum { TRACE_WORKER_TID = 1000 }; // SPIR-V worker N is traced as thread 1000 + N
 
 void trace_start(void); // on the main thread (its id is 0); nothing is recorded before
+// Spans shorter than SECONDS are not recorded (--time-trace-granularity; default 0: all are).
+void trace_set_granularity(double seconds);
 bool trace_enabled(void);
 // A small id for the calling thread: 0 the main thread, 1, 2, ... the others.
 int trace_thread_id(void);

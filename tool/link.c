@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static const char link_usage[] =
     "OPTIONS:\n"
     "  -o <file>                         output file (required)\n"
     "  -j <n>, --jobs=<n>                cores to use: n images at a time (default: all)\n"
+    "  --threads=<n>, --thinlto-jobs=<n> lld's spellings of -j (--thinlto-jobs=all: all)\n"
     "  --device-libs=<a.bc,b.bc>         bitcode libraries supplying definitions on demand\n"
     "  --library-path=<dir>, -L <dir>    where --device-libs are searched\n"
     "  --allow-device-image-dependencies images may import SYCL_EXTERNAL functions\n"
@@ -36,11 +38,16 @@ static const char link_usage[] =
     "  --triple=<triple>                 device triple (spirv64* or spir64*)\n"
     "  --arch=<arch>                     device architecture recorded in the output\n"
     "  --save-temps                      keep each image's bitcode and SPIR-V beside -o\n"
-    "  --cache-dir=<dir>                 reuse unchanged work of earlier links (incremental)\n"
-    "  --cache-policy=<policy>           prune_after=7d:prune_interval=20m:cache_size_bytes=1g\n"
-    "                                    :cache_size_files=N (lld's spelling)\n"
+    "  --cache-dir=<dir>, --thinlto-cache-dir=<dir>\n"
+    "                                    reuse unchanged work of earlier links (incremental)\n"
+    "  --cache-policy=<policy>, --thinlto-cache-policy=<policy>\n"
+    "                                    prune_after=7d:prune_interval=20m:cache_size_bytes=1g\n"
+    "                                    :cache_size_files=N (lld's syntax)\n"
     "  --lto=thin|full                   ThinLTO (default), or one module split after linking\n"
-    "  --time-trace=<file>               write a Chrome trace (chrome://tracing, Perfetto)\n"
+    "  --time-trace                      write a Chrome trace (chrome://tracing, Perfetto) to\n"
+    "                                    <output>.time-trace\n"
+    "  --time-trace=<file>, --time-trace-file=<file>  ... to <file> instead\n"
+    "  --time-trace-granularity=<us>     leave out spans shorter than <us> microseconds (0)\n"
     "  --stats                           print images, modules, imports, completion, cache\n"
     "  -v                                print what is done, and each stage's time\n"
     "  --version, --help\n";
@@ -55,10 +62,13 @@ typedef struct {
   bool allow_dependencies;
   bool check_imports;
   bool full_lto;          // --lto=full
-  const char *time_trace; // --time-trace=FILE
+  const char *time_trace; // --time-trace=FILE, --time-trace-file=FILE
+  bool time_trace_flag;   // --time-trace: to OUTPUT.time-trace unless a file is named
+  int time_trace_granularity; // microseconds
   bool stats;
   const char *cache_dir;
   const char *cache_policy;
+  const char *cache_policy_option; // as spelled, for its error
   int opt_level;
   SplitOptions split; // the link-time split stage (split/stage.c)
   bool validate;
@@ -74,10 +84,12 @@ static bool is_flag(const char *arg, const char *name) {
   return arg[0] == '-' && !strcmp(arg + (arg[1] == '-' ? 2 : 1), name);
 }
 
-static int parse_count(const char *what, const char *text) {
+static int parse_count(const char *what, const char *text, long max) {
   char *end;
+  errno = 0;
   long v = strtol(text, &end, 10);
-  if (!*text || *end || v < 0 || v > 1 << 20) fatal(NULL, "%s: invalid number '%s'", what, text);
+  if (!*text || *end || errno || v < 0 || v > max)
+    fatal(NULL, "%s: invalid number '%s'", what, text);
   return (int)v;
 }
 
@@ -99,7 +111,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       fputs(link_usage, stdout);
       exit(0);
     } else if (is_flag(a, "version")) {
-      printf("sycl-thinlto %s\n", SYCL_THINLTO_VERSION);
+      print_version();
       exit(0);
     } else if (!strcmp(a, "-v") || is_flag(a, "verbose")) {
       verbose = true;
@@ -110,6 +122,10 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->output = v;
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) { // before -j: -jobs=N
       o->jobs = parse_jobs("--jobs", v);
+    } else if ((v = joined_value(a, "threads"))) { // lld's spellings of -j
+      o->jobs = parse_jobs("--threads", v);
+    } else if ((v = joined_value(a, "thinlto-jobs"))) {
+      o->jobs = strcmp(v, "all") ? parse_jobs("--thinlto-jobs", v) : 0;
     } else if (!strncmp(a, "-j", 2)) {
       const char *n = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!n) fatal(NULL, "option '-j' needs a value");
@@ -132,14 +148,21 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       if (strcmp(v, "thin") && strcmp(v, "full"))
         fatal(NULL, "--lto: expected thin or full, not '%s'", v);
       o->full_lto = !strcmp(v, "full");
-    } else if ((v = option_value(argc, argv, &i, a, "time-trace"))) {
+    } else if (is_flag(a, "time-trace")) { // lld's: a flag; the trace goes beside -o
+      o->time_trace_flag = true;
+    } else if ((v = joined_value(a, "time-trace")) || (v = joined_value(a, "time-trace-file"))) {
       o->time_trace = v;
+    } else if ((v = joined_value(a, "time-trace-granularity"))) {
+      o->time_trace_granularity = parse_count("--time-trace-granularity", v, INT_MAX);
     } else if (is_flag(a, "stats")) {
       o->stats = true;
-    } else if ((v = option_value(argc, argv, &i, a, "cache-dir"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "cache-dir")) ||
+               (v = joined_value(a, "thinlto-cache-dir"))) {
       o->cache_dir = v;
-    } else if ((v = option_value(argc, argv, &i, a, "cache-policy"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "cache-policy")) ||
+               (v = joined_value(a, "thinlto-cache-policy"))) {
       o->cache_policy = v;
+      o->cache_policy_option = a[strspn(a, "-")] == 't' ? "--thinlto-cache-policy" : "--cache-policy";
     } else if ((v = option_value(argc, argv, &i, a, "split"))) {
       if (split_mode_parse(v, &o->split.mode))
         fatal(NULL, "--split: expected kernel, source, auto or none, not '%s'", v);
@@ -166,7 +189,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
     } else if (is_flag(a, "no-validate")) {
       o->validate = false;
     } else if ((v = option_value(argc, argv, &i, a, "import-instr-limit"))) {
-      o->import_instr_limit = parse_count("--import-instr-limit", v);
+      o->import_instr_limit = parse_count("--import-instr-limit", v, 1 << 20);
     } else if ((v = option_value(argc, argv, &i, a, "triple"))) {
       o->triple = v;
     } else if ((v = option_value(argc, argv, &i, a, "arch"))) {
@@ -291,12 +314,18 @@ static int run_link(LinkOptions *o) {
   char *why;
   // Checked without --cache-dir too: a mistyped policy must not pass unnoticed.
   if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
-    fatal(NULL, "--cache-policy: %s", why);
+    fatal(NULL, "%s: %s", o->cache_policy_option, why);
   if (o->cache_dir) {
     if (cache_open(&cache, o->cache_dir, &policy, &why)) fatal(o->cache_dir, "%s", why);
     cachep = &cache;
   }
-  if (o->time_trace) trace_start();
+  char *trace_beside_output = NULL;
+  if (o->time_trace_flag && !o->time_trace)
+    o->time_trace = trace_beside_output = format("%s.time-trace", o->output);
+  if (o->time_trace) {
+    trace_set_granularity(o->time_trace_granularity * 1e-6);
+    trace_start();
+  }
   double start = now_seconds();
 
   // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
@@ -420,6 +449,7 @@ static int run_link(LinkOptions *o) {
     int rc = trace_write(o->time_trace);
     if (rc) warning(o->time_trace, "cannot write the time trace: %s", strerror(-rc));
   }
+  free(trace_beside_output);
   for (size_t i = 0; i < r.num_modules; i++)
     buffer_free(&optimized[i]);
   for (size_t i = 0; i < emitted; i++) {
@@ -450,6 +480,7 @@ static void default_options(LinkOptions *o) {
                      .tool = SPIRV_BACKEND,
                      .import_instr_limit = 1000,
                      .opt_level = 2,
+                     .cache_policy_option = "--cache-policy",
                      .split = {.mode = SPLIT_AUTO}};
 }
 

@@ -3,8 +3,11 @@
 #include "tool/tool.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <llvm/Config/llvm-config.h>
 
 const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name) {
   size_t n = strlen(name);
@@ -25,4 +28,22 @@ int parse_jobs(const char *option, const char *text) {
   if (!*text || *end || errno || v < 1 || v > MAX_JOBS)
     fatal(NULL, "%s: expected a number of jobs from 1 to %d, not '%s'", option, MAX_JOBS, text);
   return (int)v;
+}
+
+const char *joined_value(const char *arg, const char *name) {
+  size_t n = strlen(name);
+  if (arg[0] != '-') return NULL;
+  arg += arg[1] == '-' ? 2 : 1;
+  return !strncmp(arg, name, n) && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+void print_version(void) {
+  printf("sycl-thinlto %s (LLVM %d.%d.%d)\n", SYCL_THINLTO_VERSION, LLVM_VERSION_MAJOR,
+         LLVM_VERSION_MINOR, LLVM_VERSION_PATCH);
+}
+
+bool asks_for_version(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--version")) return true;
+  return false;
 }

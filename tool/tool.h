@@ -13,9 +13,17 @@
 // "--name=value", "--name value", or the same with one dash: the value (pointing into ARG or
 // argv), or NULL if ARG is another option. NAME is given without dashes.
 const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name);
+// "--name=value" or "-name=value" only: the value, or NULL. For options whose value must be
+// joined (lld's --threads=, --thinlto-cache-dir=, ...), so that no input is taken as a value.
+const char *joined_value(const char *arg, const char *name);
 // The value of -j / --jobs (OPTION names it in the error): 1 to MAX_JOBS, else fatal.
 enum { MAX_JOBS = 1024 }; // libuv's thread pool holds at most 1024 threads
 int parse_jobs(const char *option, const char *text);
+// `sycl-thinlto 0.1.0 (LLVM 22.1.8)` on stdout: what --version prints on every command.
+void print_version(void);
+// Whether ARGV (argv[0] a command's name) holds --version before any "--": every command and
+// every name the tool runs under answers it before reading its other options.
+bool asks_for_version(int argc, char **argv);
 
 //
 // The commands, in the order `sycl-thinlto --help` lists them
