@@ -303,6 +303,15 @@ bool module_has_module_ids(LLVMModuleRef m);
 // A SYCL_EXTERNAL definition (not a kernel, not a builtin): with MODULE_IDS (its module's
 // module_has_module_ids) one with sycl-module-id, else an externally visible spir_func.
 bool is_sycl_external(LLVMValueRef f, bool module_ids);
+// Symbols in messages, as people wrote them (lld's demangling; --no-demangle clears this).
+extern bool demangle_names;
+// "mix(float, float, float) (_Z3mixfff)"; a name that does not demangle, or every name under
+// --no-demangle, as it is. Malloc'd.
+char *symbol_for_message(const char *name);
+// KERNELS (mangled names separated by spaces, as the hooks keep them) as a message shows
+// them: each kernel by the name its source gave it (_ZTS5Scale: Scale, the type's name),
+// separated by ", "; under --no-demangle as they are. Malloc'd.
+char *kernels_for_message(const char *kernels);
 
 
 //
@@ -327,6 +336,11 @@ void bridge_use_init_array(LLVMTargetMachineRef tm);
 int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
 // base/bridge.cpp: LLVM failing to allocate (a malformed input's sizes) is fatal(), not abort().
 void bridge_handle_bad_alloc(void);
+
+
+// base/bridge.cpp: llvm-c has no demangler. NAME demangled (malloc'd), or NULL if it is not
+// an Itanium mangling.
+char *bridge_demangle(const char *name);
 
 
 // base/run_tool.c: runs ARGV (argv[0] looked up on PATH) to completion, stdin from

@@ -49,6 +49,8 @@ static const char link_usage[] =
     "  --time-trace=<file>, --time-trace-file=<file>  ... to <file> instead\n"
     "  --time-trace-granularity=<us>     leave out spans shorter than <us> microseconds (0)\n"
     "  --stats                           print images, modules, imports, completion, cache\n"
+    "  --no-demangle                     name symbols in messages as mangled (--demangle:\n"
+    "                                    as written, then mangled; the default)\n"
     "  -v                                print what is done, and each stage's time\n"
     "  --version, --help\n";
 
@@ -154,6 +156,8 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->time_trace = v;
     } else if ((v = joined_value(a, "time-trace-granularity"))) {
       o->time_trace_granularity = parse_count("--time-trace-granularity", v, INT_MAX);
+    } else if (is_flag(a, "no-demangle") || is_flag(a, "demangle")) { // lld's
+      demangle_names = is_flag(a, "demangle");
     } else if (is_flag(a, "stats")) {
       o->stats = true;
     } else if ((v = option_value(argc, argv, &i, a, "cache-dir")) ||
