@@ -343,6 +343,12 @@ void bridge_handle_bad_alloc(void);
 char *bridge_demangle(const char *name);
 
 
+// base/tar.c: a tar archive in memory, for --reproduce (what `tar x` extracts).
+// Appends a regular file NAME (relative; a longer name than ustar holds gets a pax record).
+void tar_add(Buffer *tar, const char *name, const void *data, size_t size);
+// Appends the end-of-archive blocks; the archive is then complete.
+void tar_finish(Buffer *tar);
+
 // base/run_tool.c: runs ARGV (argv[0] looked up on PATH) to completion, stdin from
 // /dev/null, stdout and stderr together into *output (malloc'd). *wait_status as from
 // waitpid. Thread-safe. 0, or a negative errno when it cannot be started.

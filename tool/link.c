@@ -51,6 +51,9 @@ static const char link_usage[] =
     "  --stats                           print images, modules, imports, completion, cache\n"
     "  --no-demangle                     name symbols in messages as mangled (--demangle:\n"
     "                                    as written, then mangled; the default)\n"
+    "  --reproduce=<file.tar>            archive the inputs, device libraries and the command\n"
+    "                                    line (response.txt) to replay the link elsewhere:\n"
+    "                                    cd <file> && sycl-thinlto link @response.txt\n"
     "  -v                                print what is done, and each stage's time\n"
     "  --version, --help\n";
 
@@ -79,7 +82,16 @@ typedef struct {
   StringList inputs;
   StringList device_libs;
   StringList library_paths;
+  const char *reproduce; // --reproduce=FILE.tar
+  // The arguments as the parser grouped them, for --reproduce's response file.
+  struct ArgGroup { int start, end; bool input; } *groups;
+  size_t num_groups;
 } LinkOptions;
+
+static void add_group(LinkOptions *o, int start, int end, bool input) {
+  o->groups = xrealloc(o->groups, (o->num_groups + 1) * sizeof *o->groups);
+  o->groups[o->num_groups++] = (struct ArgGroup){start, end, input};
+}
 
 // LLVM-style tools accept -name as well as --name (option_value does for -name=value).
 static bool is_flag(const char *arg, const char *name) {
@@ -99,12 +111,15 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
   bool only_inputs = false;
   for (int i = 1; i < argc; i++) {
     const char *raw = argv[i];
+    int start = i;
     if (only_inputs || raw[0] != '-' || !strcmp(raw, "-")) {
       strlist_push(&o->inputs, xstrdup(raw));
+      add_group(o, i, i, true);
       continue;
     }
     if (!strcmp(raw, "--")) {
       only_inputs = true;
+      add_group(o, i, i, false);
       continue;
     }
     const char *a = raw;
@@ -156,6 +171,8 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->time_trace = v;
     } else if ((v = joined_value(a, "time-trace-granularity"))) {
       o->time_trace_granularity = parse_count("--time-trace-granularity", v, INT_MAX);
+    } else if ((v = joined_value(a, "reproduce"))) { // lld's
+      o->reproduce = v;
     } else if (is_flag(a, "no-demangle") || is_flag(a, "demangle")) { // lld's
       demangle_names = is_flag(a, "demangle");
     } else if (is_flag(a, "stats")) {
@@ -207,6 +224,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       fatal(NULL, "unknown option '%s'; see '%s --help'", raw,
             clang_personality ? "clang-sycl-linker" : "sycl-thinlto link");
     }
+    add_group(o, start, i, false);
   }
 }
 
@@ -291,6 +309,59 @@ static void llvm_fatal_error(const char *reason) {
 // The hooks' step 6: a finished image goes to the output as soon as its turn comes.
 static void image_done(void *output, size_t image) {
   output_ready(output, image);
+}
+
+// An option's name: without its dashes and its "=value".
+static bool option_named(const char *arg, const char *name) {
+  arg += strspn(arg, "-");
+  size_t n = strlen(name);
+  return !strncmp(arg, name, n) && (!arg[n] || arg[n] == '=');
+}
+
+// --reproduce=FILE.tar: the inputs and device libraries archived, and the command line with
+// their archived names; -o keeps only its file name (lld's), and what names the reproducer's
+// own files (cache, trace, library paths, --reproduce) is left out. Written before the link
+// runs, so that a link that fails or crashes can be sent too.
+static void write_reproducer(const LinkOptions *o, char **argv) {
+  for (size_t i = 0; i < o->inputs.count; i++)
+    if (same_file(o->reproduce, o->inputs.items[i]))
+      fatal(o->inputs.items[i], "is also the --reproduce archive; it would be overwritten");
+  Reproducer r;
+  reproducer_begin(&r, o->reproduce);
+  for (size_t g = 0; g < o->num_groups; g++) {
+    const struct ArgGroup *group = &o->groups[g];
+    const char *arg = argv[group->start];
+    if (group->input) {
+      reproducer_arg(&r, reproducer_file(&r, arg));
+    } else if (!strcmp(arg, "-o") || option_named(arg, "output-file")) {
+      const char *slash = strrchr(o->output, '/');
+      reproducer_arg(&r, "-o");
+      reproducer_arg(&r, slash ? slash + 1 : o->output);
+    } else if (!strncmp(arg, "-L", 2) || option_named(arg, "library-path") ||
+               option_named(arg, "device-libs") || option_named(arg, "cache-dir") ||
+               option_named(arg, "thinlto-cache-dir") || option_named(arg, "reproduce") ||
+               option_named(arg, "time-trace-file") || !strncmp(arg, "--time-trace=", 13)) {
+      continue;
+    } else {
+      for (int i = group->start; i <= group->end; i++)
+        reproducer_arg(&r, argv[i]);
+    }
+  }
+  if (o->device_libs.count) {
+    StringList libs = {0};
+    for (size_t i = 0; i < o->device_libs.count; i++) {
+      char *path = find_device_lib(o, o->device_libs.items[i]);
+      strlist_push(&libs, xstrdup(reproducer_file(&r, path)));
+      free(path);
+    }
+    char *joined = strlist_join(&libs, ",");
+    char *arg = format("--device-libs=%s", joined);
+    reproducer_arg(&r, arg);
+    free(arg);
+    free(joined);
+    strlist_free(&libs);
+  }
+  reproducer_write(&r);
 }
 
 static int run_link(LinkOptions *o) {
@@ -473,6 +544,7 @@ static int run_link(LinkOptions *o) {
 }
 
 static void free_options(LinkOptions *o) {
+  free(o->groups);
   strlist_free(&o->inputs);
   strlist_free(&o->device_libs);
   strlist_free(&o->library_paths);
@@ -492,6 +564,7 @@ int link_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, false);
+  if (o.reproduce) write_reproducer(&o, argv);
   int rc = run_link(&o);
   free_options(&o);
   return rc;
@@ -501,6 +574,7 @@ int clang_sycl_linker_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, true);
+  if (o.reproduce) write_reproducer(&o, argv);
   int rc = run_link(&o);
   free_options(&o);
   return rc;

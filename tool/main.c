@@ -44,6 +44,7 @@ static int run(int argc, char **argv) {
   install_signal_cleanup();  // a signal or a crash removes what the command has written
   bridge_handle_bad_alloc(); // before any fork: the spawner and its workers inherit it
   const char *self = base_name(argv[0]);
+  expand_response_files(&argc, &argv); // @FILE, for every command and name
   // --version on every command and under every name (argv[1] is the command or an option).
   if (asks_for_version(argc, argv)) {
     print_version();

@@ -25,6 +25,30 @@ void print_version(void);
 // every name the tool runs under answers it before reading its other options.
 bool asks_for_version(int argc, char **argv);
 
+// `@FILE` arguments replaced by the arguments FILE holds (blank-separated; "..." and '...'
+// quote, a backslash escapes the next character; nested @FILEs too), for every command.
+// *argv is then a new array (the strings live until exit). A FILE that cannot be read is fatal.
+void expand_response_files(int *argc, char ***argv);
+
+//
+// tool/reproduce.c — --reproduce=FILE.tar: the inputs and a response file in one archive
+//
+
+typedef struct {
+  const char *path; // FILE.tar
+  char *root;       // its top folder
+  Buffer tar, response;
+  StrMap files;     // absolute path (without the leading '/') -> archived name
+  StringList names; // the archived names, owned
+} Reproducer;
+void reproducer_begin(Reproducer *r, const char *tar_path);
+// Appends one argument to the response file.
+void reproducer_arg(Reproducer *r, const char *arg);
+// Archives the file at PATH (once); returns the name the response file gives it.
+const char *reproducer_file(Reproducer *r, const char *path);
+// Adds response.txt and version.txt and writes the archive; fatal if it cannot.
+void reproducer_write(Reproducer *r);
+
 //
 // The commands, in the order `sycl-thinlto --help` lists them
 //
