@@ -54,6 +54,8 @@ static const char link_usage[] =
     "  --reproduce=<file.tar>            archive the inputs, device libraries and the command\n"
     "                                    line (response.txt) to replay the link elsewhere:\n"
     "                                    cd <file> && sycl-thinlto link @response.txt\n"
+    "  --no-progress                     no progress line (shown when stderr is a terminal:\n"
+    "                                    stage, images done of total, rate)\n"
     "  -v                                print what is done, and each stage's time\n"
     "  --version, --help\n";
 
@@ -71,6 +73,7 @@ typedef struct {
   bool time_trace_flag;   // --time-trace: to OUTPUT.time-trace unless a file is named
   int time_trace_granularity; // microseconds
   bool stats;
+  bool no_progress;
   const char *cache_dir;
   const char *cache_policy;
   const char *cache_policy_option; // as spelled, for its error
@@ -175,6 +178,8 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->reproduce = v;
     } else if (is_flag(a, "no-demangle") || is_flag(a, "demangle")) { // lld's
       demangle_names = is_flag(a, "demangle");
+    } else if (is_flag(a, "no-progress") || is_flag(a, "progress")) {
+      o->no_progress = is_flag(a, "no-progress");
     } else if (is_flag(a, "stats")) {
       o->stats = true;
     } else if ((v = option_value(argc, argv, &i, a, "cache-dir")) ||
@@ -275,6 +280,7 @@ static double peak_rss_mb(void) {
   do {                                                                                             \
     double start_ = now_seconds(), cpu_ = cpu_seconds();                                           \
     set_crash_stage("link stage " name);                                                           \
+    progress_stage(name, 0);                                                                       \
     __VA_ARGS__;                                                                                   \
     set_crash_stage("link");                                                                       \
     note("stage %-8s %8.3f s wall %8.3f s cpu %7.1f MB peak", name, now_seconds() - start_,        \
@@ -309,6 +315,7 @@ static void llvm_fatal_error(const char *reason) {
 // The hooks' step 6: a finished image goes to the output as soon as its turn comes.
 static void image_done(void *output, size_t image) {
   output_ready(output, image);
+  progress_image_done();
 }
 
 // An option's name: without its dashes and its "=value".
@@ -397,6 +404,7 @@ static int run_link(LinkOptions *o) {
   char *trace_beside_output = NULL;
   if (o->time_trace_flag && !o->time_trace)
     o->time_trace = trace_beside_output = format("%s.time-trace", o->output);
+  progress_begin(progress_wanted(o->no_progress));
   if (o->time_trace) {
     trace_set_granularity(o->time_trace_granularity * 1e-6);
     trace_start();
@@ -502,16 +510,19 @@ static int run_link(LinkOptions *o) {
   // Images are written as they are done (in order): the link never holds all their SPIR-V.
   output_open(&output, o->output, o->arch, outputs, emitted);
   STAGE("hooks", {
+    progress_stage("hooks", emitted);
     if (o->full_lto) index_definitions(&sources, &r, cachep, o->jobs); // thin_link's is done
     run_hooks(&r, optimized, &sources, &ho, results);
     spawner_stop(); // once reaped, its workers' CPU time and peak RSS count as our children's
   });
   completion_sources_free(&sources);
+  if (error_count()) progress_end();
   exit_on_errors();
   if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
   if (o->check_imports) check_link_imports(results, emitted);
 
   STAGE("output", output_commit(&output));
+  progress_end(); // before the link's own output (--stats, warnings)
   if (cachep) cache_prune(cachep);
   struct rusage workers;
   getrusage(RUSAGE_CHILDREN, &workers); // the largest of them, not a sum

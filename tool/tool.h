@@ -50,6 +50,19 @@ const char *reproducer_file(Reproducer *r, const char *path);
 void reproducer_write(Reproducer *r);
 
 //
+// tool/progress.c — a link's progress on a terminal, one line that updates
+//
+
+// Whether to show it: stderr is a terminal (not TERM=dumb), no -v, no --no-progress.
+bool progress_wanted(bool no_progress);
+void progress_begin(bool on);
+// A stage begins; IMAGES > 0: it finishes that many images (progress_image_done each).
+void progress_stage(const char *stage, size_t images);
+void progress_image_done(void);
+// Clears the line (before the link's own output, or an exit).
+void progress_end(void);
+
+//
 // The commands, in the order `sycl-thinlto --help` lists them
 //
 
