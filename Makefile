@@ -10,7 +10,7 @@ PACKAGES := cmake make gcc g++ pkg-config python3 gnuplot-nox \
   libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15 lld \
   libclang-rt-22-dev
 
-.PHONY: all deps build test demo conformance bench sanitize tsan fuzz clean
+.PHONY: all deps build install test demo conformance bench sanitize tsan fuzz clean
 
 all: build
 
@@ -27,6 +27,12 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Installs sycl-thinlto under $(PREFIX): bin/, libexec/sycl-thinlto/ (clang's -B directory),
+# the test runtime and its headers, the man page, bash completion, the CMake package.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -52,6 +52,9 @@ void warning(const char *what, const char *fmt, ...) __attribute__((format(print
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
 void inform(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3))); // always
 int error_count(void);
+// A line of status on a terminal's stderr that the next one replaces (progress): TEXT without
+// a newline, or NULL to clear it. A message printed meanwhile clears it first.
+void status_line(const char *text);
 // Exits 1 if any error was recorded; called by the driver after each stage.
 void exit_on_errors(void);
 // Our own broken invariant: abort with file and line.
@@ -171,6 +174,8 @@ void parallel_for(size_t n, int jobs, void (*fn)(void *arg, size_t i), void *arg
 enum { TRACE_WORKER_TID = 1000 }; // SPIR-V worker N is traced as thread 1000 + N
 
 void trace_start(void); // on the main thread (its id is 0); nothing is recorded before
+// Spans shorter than SECONDS are not recorded (--time-trace-granularity; default 0: all are).
+void trace_set_granularity(double seconds);
 bool trace_enabled(void);
 // A small id for the calling thread: 0 the main thread, 1, 2, ... the others.
 int trace_thread_id(void);
@@ -301,6 +306,15 @@ bool module_has_module_ids(LLVMModuleRef m);
 // A SYCL_EXTERNAL definition (not a kernel, not a builtin): with MODULE_IDS (its module's
 // module_has_module_ids) one with sycl-module-id, else an externally visible spir_func.
 bool is_sycl_external(LLVMValueRef f, bool module_ids);
+// Symbols in messages, as people wrote them (lld's demangling; --no-demangle clears this).
+extern bool demangle_names;
+// "mix(float, float, float) (_Z3mixfff)"; a name that does not demangle, or every name under
+// --no-demangle, as it is. Malloc'd.
+char *symbol_for_message(const char *name);
+// KERNELS (mangled names separated by spaces, as the hooks keep them) as a message shows
+// them: each kernel by the name its source gave it (_ZTS5Scale: Scale, the type's name),
+// separated by ", "; under --no-demangle as they are. Malloc'd.
+char *kernels_for_message(const char *kernels);
 
 
 //
@@ -326,6 +340,17 @@ int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto
 // base/bridge.cpp: LLVM failing to allocate (a malformed input's sizes) is fatal(), not abort().
 void bridge_handle_bad_alloc(void);
 
+
+// base/bridge.cpp: llvm-c has no demangler. NAME demangled (malloc'd), or NULL if it is not
+// an Itanium mangling.
+char *bridge_demangle(const char *name);
+
+
+// base/tar.c: a tar archive in memory, for --reproduce (what `tar x` extracts).
+// Appends a regular file NAME (relative; a longer name than ustar holds gets a pax record).
+void tar_add(Buffer *tar, const char *name, const void *data, size_t size);
+// Appends the end-of-archive blocks; the archive is then complete.
+void tar_finish(Buffer *tar);
 
 // base/run_tool.c: runs ARGV (argv[0] looked up on PATH) to completion, stdin from
 // /dev/null, stdout and stderr together into *output (malloc'd). *wait_status as from

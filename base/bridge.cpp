@@ -6,6 +6,7 @@
 #include <llvm/Analysis/ProfileSummaryInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/ModuleSummaryIndex.h>
 #include <llvm/Support/ErrorHandling.h>
@@ -99,4 +100,15 @@ static void bad_alloc(void *, const char *reason, bool) {
 
 extern "C" void bridge_handle_bad_alloc(void) {
   llvm::install_bad_alloc_error_handler(bad_alloc, nullptr);
+}
+
+// Gap: llvm-c has no demangler (llvm/Demangle is C++ only), and messages name symbols as
+// people wrote them (base/names.c: symbol_for_message). The Itanium demangler LLVM's tools
+// use; NULL for a name that is not an Itanium mangling.
+extern "C" char *bridge_demangle(const char *mangled) {
+  char *demangled = llvm::itaniumDemangle(mangled);
+  if (!demangled) return nullptr;
+  char *copy = xstrdup(demangled); // ours are freed with free() too, but allocated by xmalloc
+  std::free(demangled);
+  return copy;
 }

@@ -13,8 +13,23 @@ bool verbose;
 static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
 static int errors;
 
+static bool status_shown; // a status line (status_line) is on stderr's last line
+
+void status_line(const char *text) {
+  pthread_mutex_lock(&diag_lock);
+  if (status_shown || text) fputs("\r\033[K", stderr); // to the line's start, clear it
+  if (text) fputs(text, stderr);
+  status_shown = text != NULL;
+  fflush(stderr);
+  pthread_mutex_unlock(&diag_lock);
+}
+
 static void vreport(const char *kind, const char *what, const char *fmt, va_list ap) {
   pthread_mutex_lock(&diag_lock);
+  if (status_shown) { // a message replaces it; the next update shows it again
+    fputs("\r\033[K", stderr);
+    status_shown = false;
+  }
   if (what)
     fprintf(stderr, "%s: %s: %s: ", tool_name, kind, what);
   else

@@ -2,7 +2,54 @@
 // or a SYCL_EXTERNAL function. Pure predicates for resolution, the split and the hooks.
 #include "base/base.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+bool demangle_names = true;
+
+char *symbol_for_message(const char *name) {
+  char *demangled = demangle_names ? bridge_demangle(name) : NULL;
+  if (!demangled || !strcmp(demangled, name)) {
+    free(demangled);
+    return xstrdup(name);
+  }
+  char *both = format("%s (%s)", demangled, name);
+  free(demangled);
+  return both;
+}
+
+// A kernel's name: the mangled name of its type (_ZTS<type>), whose demangling reads
+// "typeinfo name for <type>"; the type is the name the source gave the kernel.
+static char *kernel_name_for_message(const char *name, size_t len) {
+  char *mangled = xstrndup(name, len);
+  char *demangled = bridge_demangle(mangled);
+  if (!demangled) return mangled;
+  free(mangled);
+  static const char typeinfo[] = "typeinfo name for ";
+  if (!strncmp(demangled, typeinfo, sizeof typeinfo - 1)) {
+    char *type = xstrdup(demangled + sizeof typeinfo - 1);
+    free(demangled);
+    return type;
+  }
+  return demangled;
+}
+
+char *kernels_for_message(const char *kernels) {
+  if (!demangle_names) return xstrdup(kernels);
+  Buffer out = {0};
+  for (const char *s = kernels; *s;) {
+    size_t len = strcspn(s, " ");
+    if (len) {
+      char *name = kernel_name_for_message(s, len);
+      if (out.size) buffer_append(&out, ", ", 2);
+      buffer_append(&out, name, strlen(name));
+      free(name);
+    }
+    s += len + (s[len] == ' ');
+  }
+  buffer_append(&out, "", 1);
+  return (char *)out.data;
+}
 
 
 static bool has_prefix(const char *s, const char *prefix) {

@@ -21,6 +21,7 @@ static TraceEvent *events;
 static size_t num_events, cap_events;
 static atomic_bool enabled;
 static double origin; // set once, before any thread records
+static double granularity; // set once, before any thread records
 
 static atomic_int next_thread_id = 1; // 0 is the main thread
 static _Thread_local int thread_id = -1;
@@ -34,6 +35,10 @@ void trace_start(void) {
   atomic_store(&enabled, true);
 }
 
+void trace_set_granularity(double seconds) {
+  granularity = seconds;
+}
+
 bool trace_enabled(void) {
   return atomic_load(&enabled);
 }
@@ -45,7 +50,7 @@ int trace_thread_id(void) {
 }
 
 void trace_span(const char *name, const char *detail, double start, double end, int tid) {
-  if (!atomic_load(&enabled)) return;
+  if (!atomic_load(&enabled) || end - start < granularity) return;
   TraceEvent e = {xstrdup(name), detail ? xstrdup(detail) : NULL, start, end, tid};
   pthread_mutex_lock(&trace_lock);
   if (num_events == cap_events) {

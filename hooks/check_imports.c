@@ -2,6 +2,8 @@
 // of this link exports. It decides nothing; the runtime may still find it in a shared library.
 #include "hooks/hooks.h"
 
+#include <stdlib.h>
+
 void check_link_imports(const ImageResult *results, size_t count) {
   for (size_t i = 0; i < count; i++) {
     const PropertySet *imports = propsets_find_set(&results[i].properties, "SYCL/imported symbols");
@@ -10,11 +12,13 @@ void check_link_imports(const ImageResult *results, size_t count) {
       bool exported = false;
       for (size_t k = 0; k < count && !exported; k++)
         exported = propsets_find(&results[k].properties, "SYCL/exported symbols", symbol);
-      if (!exported)
-        warning(results[i].module->input->origin,
-                "imported symbol '%s' is exported by no image of this link (it may still come "
-                "from a shared library at run time)",
-                symbol);
+      if (exported) continue;
+      char *shown = symbol_for_message(symbol);
+      warning(results[i].module->input->origin,
+              "imported symbol %s is exported by no image of this link (it may still come "
+              "from a shared library at run time)",
+              shown);
+      free(shown);
     }
   }
 }

@@ -213,8 +213,9 @@ int complete_module_recording(LLVMModuleRef m, const CompletionSources *s, Strin
       make_lazy(src, m, s);
       if (LLVMLinkModules2(m, src)) {
         const char *why = context_last_error(ctx);
-        *errmsg = format("cannot link definitions of %s: %s", wanted[i].items[0],
-                         why ? why : "the linker failed");
+        char *symbol = symbol_for_message(wanted[i].items[0]);
+        *errmsg = format("cannot link definitions of %s: %s", symbol, why ? why : "the linker failed");
+        free(symbol);
         status = -1;
       }
       buffer_drop_pages(&s->bitcode[i]); // the linker has copied what it needed

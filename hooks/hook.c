@@ -172,8 +172,12 @@ static int check_undefined_imports(HookJob *job) {
     // From the cache there is no module to say which kernels need it: name the image's.
     const char *kernels = kernels_of(job, name);
     char *all = *kernels ? NULL : strlist_join(&res->symbols, " ");
+    char *symbol = symbol_for_message(name);
+    char *users = kernels_for_message(all ? all : kernels);
     char *line = format("%sundefined symbol: %s\n>>> referenced by kernel(s): %s",
-                        missing.size ? "\n" : "", name, all ? all : kernels);
+                        missing.size ? "\n" : "", symbol, users);
+    free(symbol);
+    free(users);
     free(all);
     buffer_append(&missing, line, strlen(line));
     free(line);
@@ -191,7 +195,9 @@ static int check_undefined_imports(HookJob *job) {
 // Takes ERRMSG (malloc'd) as the job's error, with the image's kernels: which image failed.
 static void fail_image(HookJob *job, char *errmsg) {
   char *kernels = strlist_join(&job->result->symbols, " ");
-  job->error = format("%s\n>>> image kernels: %s", errmsg, kernels);
+  char *shown = kernels_for_message(kernels);
+  job->error = format("%s\n>>> image kernels: %s", errmsg, shown);
+  free(shown);
   free(kernels);
   free(errmsg);
 }

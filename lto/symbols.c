@@ -242,8 +242,10 @@ static void resolve_one(Resolution *r, StrMap *defkind, LinkModule *m, const Mod
   DefKind prev_def = (DefKind)(intptr_t)strmap_get(defkind, s->name);
   if (s->def == DEF_STRONG && prev_def == DEF_STRONG &&
       prev->input->is_library == m->input->is_library) {
-    error(m->input->origin, "duplicate symbol: %s\n>>> defined in %s\n>>> defined in %s", s->name,
+    char *symbol = symbol_for_message(s->name);
+    error(m->input->origin, "duplicate symbol: %s\n>>> defined in %s\n>>> defined in %s", symbol,
           prev->input->origin, m->input->origin);
+    free(symbol);
     return;
   }
   if (strength(m, s->def) > strength(prev, prev_def)) {

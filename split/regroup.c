@@ -94,8 +94,10 @@ static int merge_set_images(const InputSet *inputs, const size_t *list, size_t c
       uintptr_t prev = (uintptr_t)strmap_get(&defined, name);
       bool strong = LLVMGetLinkage(gv) == LLVMExternalLinkage;
       if (prev && strong && (prev & 1) && !dummies) { // (the real images report it)
-        error(in->origin, "duplicate symbol: %s\n>>> defined in %s\n>>> defined in %s", name,
+        char *symbol = symbol_for_message(name);
+        error(in->origin, "duplicate symbol: %s\n>>> defined in %s\n>>> defined in %s", symbol,
               inputs->items[list[(prev >> 1) - 1]].origin, in->origin);
+        free(symbol);
         status = -1;
       } else if (prev) {
         bridge_make_declaration(gv); // a copy of a definition the merged image has

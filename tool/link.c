@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static const char link_usage[] =
     "OPTIONS:\n"
     "  -o <file>                         output file (required)\n"
     "  -j <n>, --jobs=<n>                cores to use: n images at a time (default: all)\n"
+    "  --threads=<n>, --thinlto-jobs=<n> lld's spellings of -j (--thinlto-jobs=all: all)\n"
     "  --device-libs=<a.bc,b.bc>         bitcode libraries supplying definitions on demand\n"
     "  --library-path=<dir>, -L <dir>    where --device-libs are searched\n"
     "  --allow-device-image-dependencies images may import SYCL_EXTERNAL functions\n"
@@ -40,12 +42,24 @@ static const char link_usage[] =
     "  --triple=<triple>                 device triple (spirv64* or spir64*)\n"
     "  --arch=<arch>                     device architecture recorded in the output\n"
     "  --save-temps                      keep each image's bitcode and SPIR-V beside -o\n"
-    "  --cache-dir=<dir>                 reuse unchanged work of earlier links (incremental)\n"
-    "  --cache-policy=<policy>           prune_after=7d:prune_interval=20m:cache_size_bytes=1g\n"
-    "                                    :cache_size_files=N (lld's spelling)\n"
+    "  --cache-dir=<dir>, --thinlto-cache-dir=<dir>\n"
+    "                                    reuse unchanged work of earlier links (incremental)\n"
+    "  --cache-policy=<policy>, --thinlto-cache-policy=<policy>\n"
+    "                                    prune_after=7d:prune_interval=20m:cache_size_bytes=1g\n"
+    "                                    :cache_size_files=N (lld's syntax)\n"
     "  --lto=thin|full                   ThinLTO (default), or one module split after linking\n"
-    "  --time-trace=<file>               write a Chrome trace (chrome://tracing, Perfetto)\n"
+    "  --time-trace                      write a Chrome trace (chrome://tracing, Perfetto) to\n"
+    "                                    <output>.time-trace\n"
+    "  --time-trace=<file>, --time-trace-file=<file>  ... to <file> instead\n"
+    "  --time-trace-granularity=<us>     leave out spans shorter than <us> microseconds (0)\n"
     "  --stats                           print images, modules, imports, completion, cache\n"
+    "  --no-demangle                     name symbols in messages as mangled (--demangle:\n"
+    "                                    as written, then mangled; the default)\n"
+    "  --reproduce=<file.tar>            archive the inputs, device libraries and the command\n"
+    "                                    line (response.txt) to replay the link elsewhere:\n"
+    "                                    cd <file> && sycl-thinlto link @response.txt\n"
+    "  --no-progress                     no progress line (shown when stderr is a terminal:\n"
+    "                                    stage, images done of total, rate)\n"
     "  -v                                print what is done, and each stage's time\n"
     "  --version, --help\n";
 
@@ -61,10 +75,14 @@ typedef struct {
   bool emit_program_metadata, emit_kernel_names;
   SpecConstMode spec_const;
   bool full_lto;          // --lto=full
-  const char *time_trace; // --time-trace=FILE
+  const char *time_trace; // --time-trace=FILE, --time-trace-file=FILE
+  bool time_trace_flag;   // --time-trace: to OUTPUT.time-trace unless a file is named
+  int time_trace_granularity; // microseconds
   bool stats;
+  bool no_progress;
   const char *cache_dir;
   const char *cache_policy;
+  const char *cache_policy_option; // as spelled, for its error
   int opt_level;
   SplitOptions split; // the link-time split stage (split/stage.c)
   bool validate;
@@ -73,17 +91,28 @@ typedef struct {
   StringList inputs;
   StringList device_libs;
   StringList library_paths;
+  const char *reproduce; // --reproduce=FILE.tar
+  // The arguments as the parser grouped them, for --reproduce's response file.
+  struct ArgGroup { int start, end; bool input; } *groups;
+  size_t num_groups;
 } LinkOptions;
+
+static void add_group(LinkOptions *o, int start, int end, bool input) {
+  o->groups = xrealloc(o->groups, (o->num_groups + 1) * sizeof *o->groups);
+  o->groups[o->num_groups++] = (struct ArgGroup){start, end, input};
+}
 
 // LLVM-style tools accept -name as well as --name (option_value does for -name=value).
 static bool is_flag(const char *arg, const char *name) {
   return arg[0] == '-' && !strcmp(arg + (arg[1] == '-' ? 2 : 1), name);
 }
 
-static int parse_count(const char *what, const char *text) {
+static int parse_count(const char *what, const char *text, long max) {
   char *end;
+  errno = 0;
   long v = strtol(text, &end, 10);
-  if (!*text || *end || v < 0 || v > 1 << 20) fatal(NULL, "%s: invalid number '%s'", what, text);
+  if (!*text || *end || errno || v < 0 || v > max)
+    fatal(NULL, "%s: invalid number '%s'", what, text);
   return (int)v;
 }
 
@@ -91,12 +120,15 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
   bool only_inputs = false;
   for (int i = 1; i < argc; i++) {
     const char *raw = argv[i];
+    int start = i;
     if (only_inputs || raw[0] != '-' || !strcmp(raw, "-")) {
       strlist_push(&o->inputs, xstrdup(raw));
+      add_group(o, i, i, true);
       continue;
     }
     if (!strcmp(raw, "--")) {
       only_inputs = true;
+      add_group(o, i, i, false);
       continue;
     }
     const char *a = raw;
@@ -105,7 +137,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       fputs(link_usage, stdout);
       exit(0);
     } else if (is_flag(a, "version")) {
-      printf("sycl-thinlto %s\n", SYCL_THINLTO_VERSION);
+      print_version();
       exit(0);
     } else if (!strcmp(a, "-v") || is_flag(a, "verbose")) {
       verbose = true;
@@ -116,6 +148,10 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->output = v;
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) { // before -j: -jobs=N
       o->jobs = parse_jobs("--jobs", v);
+    } else if ((v = joined_value(a, "threads"))) { // lld's spellings of -j
+      o->jobs = parse_jobs("--threads", v);
+    } else if ((v = joined_value(a, "thinlto-jobs"))) {
+      o->jobs = strcmp(v, "all") ? parse_jobs("--thinlto-jobs", v) : 0;
     } else if (!strncmp(a, "-j", 2)) {
       const char *n = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!n) fatal(NULL, "option '-j' needs a value");
@@ -149,14 +185,27 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       if (strcmp(v, "thin") && strcmp(v, "full"))
         fatal(NULL, "--lto: expected thin or full, not '%s'", v);
       o->full_lto = !strcmp(v, "full");
-    } else if ((v = option_value(argc, argv, &i, a, "time-trace"))) {
+    } else if (is_flag(a, "time-trace")) { // lld's: a flag; the trace goes beside -o
+      o->time_trace_flag = true;
+    } else if ((v = joined_value(a, "time-trace")) || (v = joined_value(a, "time-trace-file"))) {
       o->time_trace = v;
+    } else if ((v = joined_value(a, "time-trace-granularity"))) {
+      o->time_trace_granularity = parse_count("--time-trace-granularity", v, INT_MAX);
+    } else if ((v = joined_value(a, "reproduce"))) { // lld's
+      o->reproduce = v;
+    } else if (is_flag(a, "no-demangle") || is_flag(a, "demangle")) { // lld's
+      demangle_names = is_flag(a, "demangle");
+    } else if (is_flag(a, "no-progress") || is_flag(a, "progress")) {
+      o->no_progress = is_flag(a, "no-progress");
     } else if (is_flag(a, "stats")) {
       o->stats = true;
-    } else if ((v = option_value(argc, argv, &i, a, "cache-dir"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "cache-dir")) ||
+               (v = joined_value(a, "thinlto-cache-dir"))) {
       o->cache_dir = v;
-    } else if ((v = option_value(argc, argv, &i, a, "cache-policy"))) {
+    } else if ((v = option_value(argc, argv, &i, a, "cache-policy")) ||
+               (v = joined_value(a, "thinlto-cache-policy"))) {
       o->cache_policy = v;
+      o->cache_policy_option = a[strspn(a, "-")] == 't' ? "--thinlto-cache-policy" : "--cache-policy";
     } else if ((v = option_value(argc, argv, &i, a, "split"))) {
       if (split_mode_parse(v, &o->split.mode))
         fatal(NULL, "--split: expected kernel, source, auto or none, not '%s'", v);
@@ -183,7 +232,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
     } else if (is_flag(a, "no-validate")) {
       o->validate = false;
     } else if ((v = option_value(argc, argv, &i, a, "import-instr-limit"))) {
-      o->import_instr_limit = parse_count("--import-instr-limit", v);
+      o->import_instr_limit = parse_count("--import-instr-limit", v, 1 << 20);
     } else if ((v = option_value(argc, argv, &i, a, "triple"))) {
       o->triple = v;
     } else if ((v = option_value(argc, argv, &i, a, "arch"))) {
@@ -197,6 +246,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       fatal(NULL, "unknown option '%s'; see '%s --help'", raw,
             clang_personality ? "clang-sycl-linker" : "sycl-thinlto link");
     }
+    add_group(o, start, i, false);
   }
 }
 
@@ -247,6 +297,7 @@ static double peak_rss_mb(void) {
   do {                                                                                             \
     double start_ = now_seconds(), cpu_ = cpu_seconds();                                           \
     set_crash_stage("link stage " name);                                                           \
+    progress_stage(name, 0);                                                                       \
     __VA_ARGS__;                                                                                   \
     set_crash_stage("link");                                                                       \
     note("stage %-8s %8.3f s wall %8.3f s cpu %7.1f MB peak", name, now_seconds() - start_,        \
@@ -281,6 +332,60 @@ static void llvm_fatal_error(const char *reason) {
 // The hooks' step 6: a finished image goes to the output as soon as its turn comes.
 static void image_done(void *output, size_t image) {
   output_ready(output, image);
+  progress_image_done();
+}
+
+// An option's name: without its dashes and its "=value".
+static bool option_named(const char *arg, const char *name) {
+  arg += strspn(arg, "-");
+  size_t n = strlen(name);
+  return !strncmp(arg, name, n) && (!arg[n] || arg[n] == '=');
+}
+
+// --reproduce=FILE.tar: the inputs and device libraries archived, and the command line with
+// their archived names; -o keeps only its file name (lld's), and what names the reproducer's
+// own files (cache, trace, library paths, --reproduce) is left out. Written before the link
+// runs, so that a link that fails or crashes can be sent too.
+static void write_reproducer(const LinkOptions *o, char **argv) {
+  for (size_t i = 0; i < o->inputs.count; i++)
+    if (same_file(o->reproduce, o->inputs.items[i]))
+      fatal(o->inputs.items[i], "is also the --reproduce archive; it would be overwritten");
+  Reproducer r;
+  reproducer_begin(&r, o->reproduce);
+  for (size_t g = 0; g < o->num_groups; g++) {
+    const struct ArgGroup *group = &o->groups[g];
+    const char *arg = argv[group->start];
+    if (group->input) {
+      reproducer_arg(&r, reproducer_file(&r, arg));
+    } else if (!strcmp(arg, "-o") || option_named(arg, "output-file")) {
+      const char *slash = strrchr(o->output, '/');
+      reproducer_arg(&r, "-o");
+      reproducer_arg(&r, slash ? slash + 1 : o->output);
+    } else if (!strncmp(arg, "-L", 2) || option_named(arg, "library-path") ||
+               option_named(arg, "device-libs") || option_named(arg, "cache-dir") ||
+               option_named(arg, "thinlto-cache-dir") || option_named(arg, "reproduce") ||
+               option_named(arg, "time-trace-file") || !strncmp(arg, "--time-trace=", 13)) {
+      continue;
+    } else {
+      for (int i = group->start; i <= group->end; i++)
+        reproducer_arg(&r, argv[i]);
+    }
+  }
+  if (o->device_libs.count) {
+    StringList libs = {0};
+    for (size_t i = 0; i < o->device_libs.count; i++) {
+      char *path = find_device_lib(o, o->device_libs.items[i]);
+      strlist_push(&libs, xstrdup(reproducer_file(&r, path)));
+      free(path);
+    }
+    char *joined = strlist_join(&libs, ",");
+    char *arg = format("--device-libs=%s", joined);
+    reproducer_arg(&r, arg);
+    free(arg);
+    free(joined);
+    strlist_free(&libs);
+  }
+  reproducer_write(&r);
 }
 
 static int run_link(LinkOptions *o) {
@@ -308,12 +413,19 @@ static int run_link(LinkOptions *o) {
   char *why;
   // Checked without --cache-dir too: a mistyped policy must not pass unnoticed.
   if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
-    fatal(NULL, "--cache-policy: %s", why);
+    fatal(NULL, "%s: %s", o->cache_policy_option, why);
   if (o->cache_dir) {
     if (cache_open(&cache, o->cache_dir, &policy, &why)) fatal(o->cache_dir, "%s", why);
     cachep = &cache;
   }
-  if (o->time_trace) trace_start();
+  char *trace_beside_output = NULL;
+  if (o->time_trace_flag && !o->time_trace)
+    o->time_trace = trace_beside_output = format("%s.time-trace", o->output);
+  progress_begin(progress_wanted(o->no_progress));
+  if (o->time_trace) {
+    trace_set_granularity(o->time_trace_granularity * 1e-6);
+    trace_start();
+  }
   double start = now_seconds();
 
   // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
@@ -418,16 +530,19 @@ static int run_link(LinkOptions *o) {
   // Images are written as they are done (in order): the link never holds all their SPIR-V.
   output_open(&output, o->output, o->arch, outputs, emitted);
   STAGE("hooks", {
+    progress_stage("hooks", emitted);
     if (o->full_lto) index_definitions(&sources, &r, cachep, o->jobs); // thin_link's is done
     run_hooks(&r, optimized, &sources, &ho, results);
     spawner_stop(); // once reaped, its workers' CPU time and peak RSS count as our children's
   });
   completion_sources_free(&sources);
+  if (error_count()) progress_end();
   exit_on_errors();
   if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
   if (o->check_imports) check_link_imports(results, emitted);
 
   STAGE("output", output_commit(&output));
+  progress_end(); // before the link's own output (--stats, warnings)
   if (cachep) cache_prune(cachep);
   struct rusage workers;
   getrusage(RUSAGE_CHILDREN, &workers); // the largest of them, not a sum
@@ -440,6 +555,7 @@ static int run_link(LinkOptions *o) {
     int rc = trace_write(o->time_trace);
     if (rc) warning(o->time_trace, "cannot write the time trace: %s", strerror(-rc));
   }
+  free(trace_beside_output);
   for (size_t i = 0; i < r.num_modules; i++)
     buffer_free(&optimized[i]);
   for (size_t i = 0; i < emitted; i++) {
@@ -459,6 +575,7 @@ static int run_link(LinkOptions *o) {
 }
 
 static void free_options(LinkOptions *o) {
+  free(o->groups);
   strlist_free(&o->inputs);
   strlist_free(&o->device_libs);
   strlist_free(&o->library_paths);
@@ -471,6 +588,7 @@ static void default_options(LinkOptions *o) {
                      .import_instr_limit = 1000,
                      .opt_level = 2,
                      .spec_const = SPEC_CONST_NATIVE, // intel's default for SPIR-V JIT
+                     .cache_policy_option = "--cache-policy",
                      .split = {.mode = SPLIT_AUTO}};
 }
 
@@ -478,6 +596,7 @@ int link_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, false);
+  if (o.reproduce) write_reproducer(&o, argv);
   int rc = run_link(&o);
   free_options(&o);
   return rc;
@@ -487,6 +606,7 @@ int clang_sycl_linker_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, true);
+  if (o.reproduce) write_reproducer(&o, argv);
   int rc = run_link(&o);
   free_options(&o);
   return rc;

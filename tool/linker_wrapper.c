@@ -545,6 +545,24 @@ static char *failing_input(const Buffer *output, const StringList *inputs) {
   return strlist_join(inputs, ", ");
 }
 
+// Whether the step's OUTPUT holds an error of ours naming no file ("sycl-thinlto: error: -j:
+// ...", an option passed through -Xoffload-linker): that message is the whole story, and a
+// second one blaming every input would point at the wrong thing.
+static bool failed_on_options(const Buffer *output) {
+  static const char prefix[] = TOOL_NAME ": error: ";
+  const char *text = (const char *)output->data, *end = text + output->size;
+  for (const char *line = text; line < end;) {
+    const char *eol = memchr(line, '\n', (size_t)(end - line));
+    if (!eol) eol = end;
+    size_t n = strlen(prefix);
+    if ((size_t)(eol - line) > n && !memcmp(line, prefix, n) &&
+        (line[n] == '-' || !memcmp(line + n, "unknown option", 14)))
+      return true;
+    line = eol + 1;
+  }
+  return false;
+}
+
 // Runs ARGV; on failure records an error saying which STEP failed and with what output. It
 // names INPUTS (the files the step reads) when given, else the program that ran.
 static int run_step(const WrapperOptions *o, const char *step, const StringList *argv,
@@ -561,8 +579,11 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
   if (output.size) fwrite(output.data, 1, output.size, stderr);
   char *culprit = rc >= 0 && status && inputs ? failing_input(&output, inputs) : NULL;
   const char *what = culprit ? culprit : argv->items[0];
+  bool told = rc >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1 && failed_on_options(&output);
   free(output.data);
-  if (rc < 0)
+  if (told)
+    ; // the step's own message said what is wrong with an option
+  else if (rc < 0)
     error(argv->items[0], "%s step: cannot run it: %s", step, strerror(-rc));
   else if (WIFSIGNALED(status))
     error(what, "%s step failed: killed by signal %d", step, WTERMSIG(status));

@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <llvm/Config/llvm-config.h>
-
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
 #define LEAK_CHECK() __lsan_do_leak_check()
@@ -46,6 +44,12 @@ static int run(int argc, char **argv) {
   install_signal_cleanup();  // a signal or a crash removes what the command has written
   bridge_handle_bad_alloc(); // before any fork: the spawner and its workers inherit it
   const char *self = base_name(argv[0]);
+  expand_response_files(&argc, &argv); // @FILE, for every command and name
+  // --version on every command and under every name (argv[1] is the command or an option).
+  if (asks_for_version(argc, argv)) {
+    print_version();
+    return 0;
+  }
   // The command, for the message of a crash (the link's stages say more).
   if (strstr(self, "clang-sycl-linker")) {
     set_crash_stage("link");
@@ -70,11 +74,6 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, *c)) set_crash_stage(*c);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     fputs(usage, stdout);
-    return 0;
-  }
-  if (!strcmp(cmd, "--version")) {
-    printf("sycl-thinlto %s (LLVM %d.%d.%d)\n", SYCL_THINLTO_VERSION, LLVM_VERSION_MAJOR,
-           LLVM_VERSION_MINOR, LLVM_VERSION_PATCH);
     return 0;
   }
   if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1);

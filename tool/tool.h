@@ -13,9 +13,54 @@
 // "--name=value", "--name value", or the same with one dash: the value (pointing into ARG or
 // argv), or NULL if ARG is another option. NAME is given without dashes.
 const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name);
+// "--name=value" or "-name=value" only: the value, or NULL. For options whose value must be
+// joined (lld's --threads=, --thinlto-cache-dir=, ...), so that no input is taken as a value.
+const char *joined_value(const char *arg, const char *name);
 // The value of -j / --jobs (OPTION names it in the error): 1 to MAX_JOBS, else fatal.
 enum { MAX_JOBS = 1024 }; // libuv's thread pool holds at most 1024 threads
 int parse_jobs(const char *option, const char *text);
+// `sycl-thinlto 0.1.0 (LLVM 22.1.8)` on stdout: what --version prints on every command.
+void print_version(void);
+// Whether ARGV (argv[0] a command's name) holds --version before any "--": every command and
+// every name the tool runs under answers it before reading its other options.
+bool asks_for_version(int argc, char **argv);
+
+// `@FILE` arguments replaced by the arguments FILE holds (blank-separated; "..." and '...'
+// quote, a backslash escapes the next character; nested @FILEs too), for every command.
+// *argv is then a new array (the strings live until exit). A FILE that cannot be read is fatal.
+void expand_response_files(int *argc, char ***argv);
+
+//
+// tool/reproduce.c — --reproduce=FILE.tar: the inputs and a response file in one archive
+//
+
+typedef struct {
+  const char *path; // FILE.tar
+  char *root;       // its top folder
+  Buffer tar, response;
+  StrMap files;     // absolute path (without the leading '/') -> archived name
+  StringList names; // the archived names, owned
+} Reproducer;
+void reproducer_begin(Reproducer *r, const char *tar_path);
+// Appends one argument to the response file.
+void reproducer_arg(Reproducer *r, const char *arg);
+// Archives the file at PATH (once); returns the name the response file gives it.
+const char *reproducer_file(Reproducer *r, const char *path);
+// Adds response.txt and version.txt and writes the archive; fatal if it cannot.
+void reproducer_write(Reproducer *r);
+
+//
+// tool/progress.c — a link's progress on a terminal, one line that updates
+//
+
+// Whether to show it: stderr is a terminal (not TERM=dumb), no -v, no --no-progress.
+bool progress_wanted(bool no_progress);
+void progress_begin(bool on);
+// A stage begins; IMAGES > 0: it finishes that many images (progress_image_done each).
+void progress_stage(const char *stage, size_t images);
+void progress_image_done(void);
+// Clears the line (before the link's own output, or an exit).
+void progress_end(void);
 
 //
 // The commands, in the order `sycl-thinlto --help` lists them

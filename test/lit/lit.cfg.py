@@ -19,6 +19,11 @@ config.substitutions.append(("%src_root", config.src_root))
 # The test runtime (test/runtime) and its headers, for programs that run their kernels.
 config.substitutions.append(("%runtime_dir", os.path.join(os.path.dirname(config.bin_dir), "test", "runtime")))
 config.substitutions.append(("%runtime_src", os.path.join(config.src_root, "test", "runtime")))
+# The build tree itself (install.test installs it into a temporary prefix).
+config.substitutions.append(("%build_dir", os.path.dirname(config.bin_dir)))
+# An OpenCL ICD to run kernels on: `%if pocl %{ ./app %}` runs a program only where pocl is.
+if os.path.exists("/etc/OpenCL/vendors/pocl.icd"):
+    config.available_features.add("pocl")
 # Sanitizer builds: `REQUIRES: asan` for tests of what only they can check (leaks.test).
 if getattr(config, "sanitize", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")

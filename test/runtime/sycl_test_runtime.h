@@ -1,5 +1,6 @@
 // The test runtime's C interface: registration entry points the wrapper object calls,
-// shared memory, and launching a registered kernel over a range. Tests only; not installed.
+// shared memory, and launching a registered kernel over a range. For tests and examples;
+// installed as PREFIX/include/sycl-thinlto/sycl_test_runtime.h.
 #ifndef SYCL_TEST_RUNTIME_H
 #define SYCL_TEST_RUNTIME_H
 

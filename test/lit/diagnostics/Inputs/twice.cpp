@@ -1,0 +1,2 @@
+#include "../../link/Inputs/sycl.h"
+[[clang::sycl_external]] int twice(int x) { return x + x; }
