@@ -24,33 +24,47 @@ typedef struct {
   const Cache *cache;
 } PrepareJob;
 
+static const char declared_prefix[] = "declared:";
+
 // The entry points of M that reach aspects in the whole program, as "name=a,b" (kernels, a
-// set's functions, exports): what they are marked with, and so part of the cache key.
+// set's functions, exports), and those whose callees declare aspects as "declared:name=a,b":
+// what they are marked with, and so part of the cache key.
 static void entry_aspects(const LinkModule *m, const ProgramFacts *program, StringList *out) {
   const StringList *lists[] = {&m->kernels, &m->virtual_functions, &m->exported};
   for (size_t l = 0; l < 3 && program && !m->dummy; l++)
-    for (size_t i = 0; i < lists[l]->count; i++) {
-      StringList aspects = {0};
-      program_aspects(program, lists[l]->items[i], &aspects);
-      if (aspects.count) {
-        char *joined = strlist_join(&aspects, ",");
-        strlist_push(out, format("%s=%s", lists[l]->items[i], joined));
-        free(joined);
+    for (size_t i = 0; i < lists[l]->count; i++)
+      for (int declared = 0; declared < 2; declared++) {
+        StringList aspects = {0};
+        if (declared)
+          program_declared_aspects(program, lists[l]->items[i], &aspects);
+        else
+          program_aspects(program, lists[l]->items[i], &aspects);
+        if (aspects.count) {
+          char *joined = strlist_join(&aspects, ",");
+          strlist_push(out, format("%s%s=%s", declared ? declared_prefix : "",
+                                   lists[l]->items[i], joined));
+          free(joined);
+        }
+        strlist_free(&aspects);
       }
-      strlist_free(&aspects);
-    }
 }
 
 // Marks each entry point with what it reaches in other units too (sycl_used_aspects), before
 // ThinLTO inlines or imports anything: the properties and, under full LTO, the split read it.
+// The aspects declared by what they call go with them as sycl_declared_aspects, which the
+// image's requirements take in although ThinLTO may inline the function that declared them.
 static void mark_entry_aspects(LLVMModuleRef mod, const StringList *entries) {
   for (size_t i = 0; i < entries->count; i++) {
-    const char *eq = strchr(entries->items[i], '=');
-    char *name = xstrndup(entries->items[i], (size_t)(eq - entries->items[i]));
+    const char *entry = entries->items[i];
+    bool declared = !strncmp(entry, declared_prefix, sizeof declared_prefix - 1);
+    if (declared) entry += sizeof declared_prefix - 1;
+    const char *eq = strchr(entry, '=');
+    char *name = xstrndup(entry, (size_t)(eq - entry));
     LLVMValueRef f = LLVMGetNamedFunction(mod, name);
     StringList aspects = {0};
     strlist_split_commas(&aspects, eq + 1);
-    if (f && !LLVMIsDeclaration(f)) add_used_aspects(f, &aspects);
+    if (f && !LLVMIsDeclaration(f))
+      (declared ? add_declared_aspects : add_used_aspects)(f, &aspects);
     strlist_free(&aspects);
     free(name);
   }

@@ -73,6 +73,7 @@ static void read_function(ModuleFacts *mf, LLVMValueRef fn) {
     split_list(&f->sets_called, sets, len);
   }
   function_aspects(fn, true, &f->aspects);
+  function_declared_aspects(fn, &f->declared);
   for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
     for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
       int n = LLVMGetNumOperands(i);
@@ -103,6 +104,7 @@ static void facts_free(ModuleFacts *mf) {
     free(f->name);
     free(f->set);
     strlist_free(&f->aspects);
+    strlist_free(&f->declared);
     strlist_free(&f->calls);
     strlist_free(&f->sets_called);
     strlist_free(&f->uses);
@@ -122,6 +124,7 @@ static void facts_serialize(const ModuleFacts *mf, Buffer *b) {
     record_put(b, f->name, strlen(f->name));
     record_put(b, f->set ? f->set : "", f->set ? strlen(f->set) : 0);
     record_put_strings(b, &f->aspects);
+    record_put_strings(b, &f->declared);
     record_put_strings(b, &f->calls);
     record_put_strings(b, &f->sets_called);
     record_put_strings(b, &f->uses);
@@ -167,7 +170,7 @@ static bool facts_deserialize(const uint8_t *data, size_t size, ModuleFacts *mf)
     else
       free(set);
     ok = flags && n == 1 && f->name && record_get_strings(&r, &f->aspects) &&
-         record_get_strings(&r, &f->calls) && record_get_strings(&r, &f->sets_called) &&
+         record_get_strings(&r, &f->declared) && record_get_strings(&r, &f->calls) && record_get_strings(&r, &f->sets_called) &&
          record_get_strings(&r, &f->uses);
   }
   ok = ok && !r.bad && r.p == r.end;
@@ -254,6 +257,7 @@ static void build_program(ProgramFacts *p) {
       FactNode *n = &p->nodes[p->first_node[m] + i];
       *n = (FactNode){.fact = f, .module = (uint32_t)m, .set = -1};
       n->own = intern_aspects(p, &f->aspects);
+      n->declared = intern_aspects(p, &f->declared);
       p->any_image_scope |= (f->flags & FACT_IMAGE_SCOPE) != 0;
       if (!(f->flags & FACT_LOCAL) && !p->modules[m].dummy && !strmap_get(&p->external, f->name))
         strmap_put(&p->external, f->name, (void *)(uintptr_t)(p->first_node[m] + i + 1));
@@ -278,14 +282,20 @@ static void build_program(ProgramFacts *p) {
   // each set it calls into (seed 002: a set is available as a whole or not at all). Passes
   // until nothing changes: as many as the longest chain of calls.
   p->set_reach = xcalloc(p->set_names.count + 1, sizeof(Aspects));
-  for (size_t i = 0; i < p->num_nodes; i++)
+  // The declared aspects go along direct calls only: the image holding a function holds
+  // what it calls, not a set's other functions.
+  for (size_t i = 0; i < p->num_nodes; i++) {
     p->nodes[i].reach = p->nodes[i].own;
+    p->nodes[i].declared_reach = p->nodes[i].declared;
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < p->num_nodes; i++) {
       FactNode *n = &p->nodes[i];
-      for (uint32_t k = 0; k < n->num_calls; k++)
+      for (uint32_t k = 0; k < n->num_calls; k++) {
         changed |= aspects_merge(&n->reach, p->nodes[n->calls[k]].reach);
+        changed |= aspects_merge(&n->declared_reach, p->nodes[n->calls[k]].declared_reach);
+      }
       for (uint32_t k = 0; k < n->num_sets_called; k++)
         changed |= aspects_merge(&n->reach, p->set_reach[n->sets_called[k]]);
       if (n->set >= 0) changed |= aspects_merge(&p->set_reach[n->set], n->reach);
@@ -315,7 +325,7 @@ static void facts_one(void *arg, size_t i) {
   if (job->cache) {
     char content[CACHE_KEY_SIZE];
     cache_content_key(in->data, in->size, content);
-    cache_derived_key("facts v2", content, key);
+    cache_derived_key("facts v3", content, key);
     if (load_facts(job->cache, key, &job->modules[i])) return;
   }
   LLVMContextRef ctx = context_create();
@@ -382,17 +392,28 @@ void program_aspects(const ProgramFacts *p, const char *name, StringList *out) {
   if (n) aspect_list(p, p->nodes[n - 1].reach, out);
 }
 
+void program_declared_aspects(const ProgramFacts *p, const char *name, StringList *out) {
+  uintptr_t n = p ? (uintptr_t)strmap_get(&p->external, name) : 0;
+  if (n) aspect_list(p, p->nodes[n - 1].declared_reach, out);
+}
+
 // Marks the kernels of module M (and with SETS its set functions) in MOD with the aspects
-// they reach, as sycl_used_aspects: what DPC++'s aspect propagation writes.
+// they reach, as sycl_used_aspects: what DPC++'s aspect propagation writes; and with the
+// aspects the functions they call declare, as sycl_declared_aspects, which the image's
+// requirements take in (as sycl-post-link takes those of every function of its module) even
+// once ThinLTO inlined the function that declared them.
 void mark_reached_aspects(const ProgramFacts *p, size_t m, LLVMModuleRef mod, bool sets) {
   for (size_t i = p->first_node[m]; i < p->first_node[m + 1]; i++) {
     const FactNode *n = &p->nodes[i];
     if (!(n->fact->flags & FACT_KERNEL) && !(sets && n->fact->set)) continue;
-    StringList aspects = {0};
+    StringList aspects = {0}, declared = {0};
     aspect_list(p, n->reach, &aspects);
+    aspect_list(p, n->declared_reach, &declared);
     LLVMValueRef f = LLVMGetNamedFunction(mod, n->fact->name);
     if (f && aspects.count) add_used_aspects(f, &aspects);
+    if (f && declared.count) add_declared_aspects(f, &declared);
     strlist_free(&aspects);
+    strlist_free(&declared);
   }
 }
 

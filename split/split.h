@@ -89,6 +89,11 @@ int virtual_set_index(const VirtualSets *sets, LLVMValueRef f); // -1 if F is in
 void function_aspects(LLVMValueRef f, bool scan_body, StringList *aspects);
 // Adds ASPECTS (names, or numbers for unnamed ones) to F's sycl_used_aspects.
 void add_used_aspects(LLVMValueRef f, const StringList *aspects);
+// The aspects F declares with [[sycl::device_has()]] (sycl_declared_aspects), and adding to
+// them: required by an image holding F, but no reason to split (intel's split key reads
+// sycl_used_aspects only).
+void function_declared_aspects(LLVMValueRef f, StringList *aspects);
+void add_declared_aspects(LLVMValueRef f, const StringList *aspects);
 // The dummy: F keeps its signature and linkage, its body becomes `ret` of zero.
 void empty_function_body(LLVMValueRef f);
 
@@ -114,6 +119,8 @@ void module_facts(LLVMModuleRef m, Buffer *out);
 void program_facts_free(ProgramFacts *p);
 // The aspects external function NAME reaches in the whole program (appended to OUT).
 void program_aspects(const ProgramFacts *p, const char *name, StringList *out);
+// ... and the aspects declared (sycl_declared_aspects) by it and what it calls directly.
+void program_declared_aspects(const ProgramFacts *p, const char *name, StringList *out);
 // Where the whole program decides otherwise than each unit's split did: an image whose
 // kernels reach different aspects is split again by source; the images of one virtual-
 // functions set from several units become one (and their dummies one); a device_image_scope

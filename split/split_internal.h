@@ -87,6 +87,7 @@ typedef struct {
   uint8_t flags;
   char *set;              // its "indirectly-callable" set, or NULL
   StringList aspects;     // its own: sycl_used_aspects, and double/half in its body
+  StringList declared;    // its sycl_declared_aspects
   StringList calls;       // functions it calls directly
   StringList sets_called; // its "calls-indirectly" sets
   StringList uses;        // other globals it refers to (address-taken functions, variables)
@@ -111,6 +112,7 @@ typedef struct {
   uint32_t num_sets_called;
   int32_t set; // its set's index, or -1
   Aspects own, reach;
+  Aspects declared, declared_reach; // sycl_declared_aspects: its own, and those it reaches
 } FactNode;
 
 struct ProgramFacts {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 static const char used_aspects_metadata[] = "sycl_used_aspects";
+static const char declared_aspects_metadata[] = "sycl_declared_aspects";
 
 // Aspect names and numbers are properties/'s (aspect_name, aspect_value).
 static const char *aspect_text(unsigned long long value, char *buf, size_t size) {
@@ -33,8 +34,8 @@ static LLVMContextRef context_of(LLVMValueRef v) {
 }
 
 // Each operand is !{!"name", i32 value} (current DPC++) or a bare i32 value (older).
-static void read_used_aspects(LLVMValueRef f, StringList *aspects) {
-  LLVMValueRef node = global_metadata_node(f, used_aspects_metadata);
+static void read_aspects(LLVMValueRef f, const char *kind, StringList *aspects) {
+  LLVMValueRef node = global_metadata_node(f, kind);
   if (!node) return;
   unsigned n = LLVMGetMDNodeNumOperands(node);
   LLVMValueRef *ops = xcalloc(n ? n : 1, sizeof(LLVMValueRef));
@@ -68,6 +69,14 @@ static void type_aspects(LLVMTypeRef t, StringList *aspects) {
   if (LLVMGetTypeKind(t) == LLVMHalfTypeKind) add_aspect(aspects, "fp16");
 }
 
+static void read_used_aspects(LLVMValueRef f, StringList *aspects) {
+  read_aspects(f, used_aspects_metadata, aspects);
+}
+
+void function_declared_aspects(LLVMValueRef f, StringList *aspects) {
+  read_aspects(f, declared_aspects_metadata, aspects);
+}
+
 void function_aspects(LLVMValueRef f, bool scan_body, StringList *aspects) {
   read_used_aspects(f, aspects);
   if (!scan_body || LLVMIsDeclaration(f)) return;
@@ -88,11 +97,11 @@ void function_aspects(LLVMValueRef f, bool scan_body, StringList *aspects) {
 }
 
 // Keeps the form the module already uses.
-void add_used_aspects(LLVMValueRef f, const StringList *aspects) {
+static void add_aspects(LLVMValueRef f, const char *kind_name, const StringList *aspects) {
   StringList have = {0};
-  read_used_aspects(f, &have);
+  read_aspects(f, kind_name, &have);
   LLVMContextRef ctx = context_of(f);
-  LLVMValueRef old = global_metadata_node(f, used_aspects_metadata);
+  LLVMValueRef old = global_metadata_node(f, kind_name);
   unsigned n = old ? LLVMGetMDNodeNumOperands(old) : 0;
   LLVMMetadataRef *ops = xcalloc(n + aspects->count + 1, sizeof(LLVMMetadataRef));
   LLVMValueRef *old_ops = xcalloc(n + 1, sizeof(LLVMValueRef));
@@ -113,12 +122,19 @@ void add_used_aspects(LLVMValueRef f, const StringList *aspects) {
                                LLVMValueAsMetadata(LLVMConstInt(i32, value, false))};
     ops[count++] = numeric ? pair[1] : LLVMMDNodeInContext2(ctx, pair, 2);
   }
-  unsigned kind =
-      LLVMGetMDKindIDInContext(ctx, used_aspects_metadata, strlen(used_aspects_metadata));
+  unsigned kind = LLVMGetMDKindIDInContext(ctx, kind_name, strlen(kind_name));
   LLVMGlobalSetMetadata(f, kind, LLVMMDNodeInContext2(ctx, ops, count));
   free(ops);
   free(old_ops);
   strlist_free(&have);
+}
+
+void add_used_aspects(LLVMValueRef f, const StringList *aspects) {
+  add_aspects(f, used_aspects_metadata, aspects);
+}
+
+void add_declared_aspects(LLVMValueRef f, const StringList *aspects) {
+  add_aspects(f, declared_aspects_metadata, aspects);
 }
 
 static int find_set(const VirtualSets *sets, const char *name, size_t len) {

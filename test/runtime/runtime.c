@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "device_global_access.h"
+#include "spec_constants.h"
 #include "sycl_image_layout.h"
 
 static const char runtime_name[] = "sycl-test-runtime";
@@ -61,7 +62,11 @@ static int programs_built;
 typedef struct {
   cl_program program;
   char *images; // what sycl_test_image_set reports
+  StrMap spec_sets; // kernel -> PropertySets*: its image's specialization-constant sets
 } CachedProgram;
+
+// Specialization-constant values the host set: unique ID -> Buffer* (sycl_test_set_...).
+static SpecValues spec_values;
 
 static void forget_kernel_cache(void) {
   for (size_t i = 0; i < kernel_cache.cap; i++)
@@ -203,6 +208,39 @@ int sycl_test_lookup_host_object(const void *address, const char **unique_id, co
   if (kind) *kind = o ? o->kind : NULL;
   if (size) *size = value_size;
   if (flags) *flags = value_flags;
+  pthread_mutex_unlock(&runtime_lock);
+  return rc;
+}
+
+int sycl_test_set_specialization_constant(const void *address, const void *value, size_t size) {
+  pthread_mutex_lock(&runtime_lock);
+  int rc = -1;
+  const HostObject *o = find_host_object(address);
+  size_t extent = 0;
+  for (size_t i = 0; o && i < registry_count && !extent; i++)
+    extent = spec_constant_extent(&registry[i].properties, o->id);
+  if (!o)
+    runtime_error("%p is not a registered host variable", address);
+  else if (strcmp(o->kind, "specialization_id"))
+    runtime_error("%s is a %s, not a specialization_id", o->id, o->kind);
+  else if (size < extent)
+    runtime_error("specialization constant %s: %zu bytes given, its value has %zu", o->id, size,
+                  extent);
+  else
+    rc = 0;
+  if (!rc) {
+    Buffer *v = strmap_get(&spec_values, o->id);
+    if (!v) {
+      v = xcalloc(1, sizeof *v);
+      strmap_put(&spec_values, o->id, v);
+    }
+    v->size = 0;
+    buffer_append(v, value, size);
+    forget_kernel_cache(); // the next launch finds the program built with the new value
+    if (runtime_verbose())
+      fprintf(stderr, "%s: specialization constant %s set (%zu bytes)\n", runtime_name, o->id,
+              size);
+  }
   pthread_mutex_unlock(&runtime_lock);
   return rc;
 }
@@ -454,6 +492,8 @@ static cl_program build_image_set(RegisteredImage **images, size_t count, char *
   }
   char *inputs[count];
   cl_program program = NULL;
+  Buffer spec_const = {0}; // llvm-spirv's --spec-const=: the values set (native)
+  uint32_t shift = 0;
   for (size_t i = 0; i < count; i++) {
     inputs[i] = format("%s/image%zu.spv", dir, i);
     const struct sycl_device_image *img = images[i]->image;
@@ -461,7 +501,9 @@ static cl_program build_image_set(RegisteredImage **images, size_t count, char *
     buffer_append(&spirv, img->start, (size_t)(img->end - img->start));
     if (bind_image_device_globals(&spirv, images[i], errmsg) ||
         legacy_spirv_prepare(&spirv, errmsg) ||
-        pocl_call_function_pointer_targets(&spirv, errmsg)) {
+        pocl_call_function_pointer_targets(&spirv, errmsg) ||
+        spec_constants_native(&spirv, &images[i]->properties, &spec_values, shift, &shift,
+                              &spec_const, errmsg)) {
       free(spirv.data);
       goto done;
     }
@@ -500,9 +542,22 @@ static cl_program build_image_set(RegisteredImage **images, size_t count, char *
     spirv = xstrdup(inputs[0]);
   }
   if (!rc) {
-    char *argv[] = {
-        (char *)(llvm_spirv ? llvm_spirv : "llvm-spirv-15"), "-r", spirv, "-o", bitcode, NULL};
+    // Native specialization constants take their values here (ARCHITECTURE.md fact 12).
+    char *values = NULL;
+    if (spec_const.size) {
+      spec_const.data[spec_const.size - 1] = 0; // the last entry's space
+      values = format("--spec-const=%s", (char *)spec_const.data);
+      if (runtime_verbose()) fprintf(stderr, "%s: %s\n", runtime_name, values);
+    }
+    char *argv[] = {(char *)(llvm_spirv ? llvm_spirv : "llvm-spirv-15"),
+                    "-r",
+                    spirv,
+                    "-o",
+                    bitcode,
+                    values,
+                    NULL};
     rc = run_command(argv, log, errmsg);
+    free(values);
   }
   Buffer binary = {0};
   if (!rc && read_file(bitcode, &binary)) {
@@ -533,6 +588,7 @@ static cl_program build_image_set(RegisteredImage **images, size_t count, char *
   free(bitcode);
   free(log);
 done:
+  free(spec_const.data);
   if (!getenv("SYCL_TEST_KEEP_TEMPS"))
     remove_work_directory(dir, inputs, count);
   else
@@ -654,6 +710,16 @@ static CachedProgram *program_for_kernel(const char *kernel) {
     free(errmsg);
     goto done;
   }
+  // A program is built with the specialization-constant values of its images.
+  Buffer key = {0};
+  buffer_append(&key, set_key, strlen(set_key));
+  for (size_t i = 0; i < num_chosen; i++)
+    spec_constants_key(&registry[chosen[i]].properties, registry[chosen[i]].image->start,
+                       (size_t)(registry[chosen[i]].image->end - registry[chosen[i]].image->start),
+                       &spec_values, &key);
+  buffer_append(&key, "", 1);
+  free(set_key);
+  set_key = (char *)key.data;
   cached = strmap_get(&program_cache, set_key);
   if (!cached) {
     RegisteredImage *images[num_chosen ? num_chosen : 1];
@@ -670,6 +736,21 @@ static CachedProgram *program_for_kernel(const char *kernel) {
     cached = xcalloc(1, sizeof *cached);
     cached->program = program;
     cached->images = describe_image_set(chosen, num_chosen);
+    for (size_t i = 0; i < num_chosen; i++) { // emulation: what each kernel's buffer holds
+      const RegisteredImage *img = &registry[chosen[i]];
+      PropertySets *sets = xcalloc(1, sizeof *sets);
+      static const char *const names[] = {SPEC_CONSTANTS_SET, SPEC_DEFAULTS_SET};
+      for (size_t n = 0; n < 2; n++) {
+        const PropertySet *set = propsets_find_set(&img->properties, names[n]);
+        for (size_t k = 0; set && k < set->count; k++)
+          if (set->props[k].type == PROP_BYTES)
+            propsets_add_bytes(sets, names[n], set->props[k].name, set->props[k].bytes.data,
+                               set->props[k].bytes.size);
+      }
+      for (size_t k = 0; k < img->symbols.count && sets->count; k++)
+        strmap_put(&cached->spec_sets, img->symbols.items[k], sets);
+      if (!sets->count) free(sets);
+    }
     strmap_put(&program_cache, set_key, cached);
   }
   strmap_put(&kernel_cache, kernel_key, cached);
@@ -724,6 +805,7 @@ int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t 
   pthread_mutex_lock(&runtime_lock);
   int rc = -1;
   cl_kernel k = NULL;
+  cl_mem spec_buffer = NULL;
   if (!open_device()) goto done;
   CachedProgram *cached = program_for_kernel(kernel);
   if (!cached) goto done;
@@ -738,6 +820,22 @@ int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t 
   // A [=] lambda kernel takes its captures as one byval struct: the host lambda's bytes.
   if (num_args > 0 && (err = clSetKernelArg(k, 0, size, captures))) {
     runtime_error("kernel %s: clSetKernelArg of %zu bytes failed (%d)", kernel, size, err);
+    goto done;
+  }
+  // Its second argument, if any, is the specialization-constants buffer (as DPC++'s
+  // kernel_handler argument where constants are emulated): the image's blob, or null.
+  const PropertySets *spec_sets = num_args > 1 ? strmap_get(&cached->spec_sets, kernel) : NULL;
+  Buffer blob = {0};
+  if (spec_sets) spec_constants_blob(spec_sets, &spec_values, &blob);
+  if (blob.size && !(spec_buffer = clCreateBuffer(ocl.context,
+                                                  CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                                  blob.size, blob.data, &err)))
+    runtime_error("kernel %s: clCreateBuffer of %zu bytes failed (%d)", kernel, blob.size, err);
+  free(blob.data);
+  if (blob.size && !spec_buffer) goto done;
+  if (num_args > 1 && (err = clSetKernelArg(k, 1, sizeof spec_buffer, &spec_buffer))) {
+    runtime_error("kernel %s: the specialization-constants buffer: clSetKernelArg failed (%d)",
+                  kernel, err);
     goto done;
   }
   if (svm_count && (err = clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS,
@@ -755,6 +853,7 @@ int sycl_test_launch(const char *kernel, size_t n, const void *captures, size_t 
   }
   rc = 0;
 done:
+  if (spec_buffer) clReleaseMemObject(spec_buffer);
   if (k) clReleaseKernel(k);
   pthread_mutex_unlock(&runtime_lock);
   return rc;

@@ -47,6 +47,18 @@ int sycl_test_copy_to_device_global(const void *address, const void *src, size_t
                                     size_t offset);
 int sycl_test_copy_from_device_global(const void *address, void *dst, size_t size, size_t offset);
 
+// Sets the specialization constant of the specialization_id host variable at ADDRESS to the
+// SIZE bytes at VALUE (the T of specialization_id<T>, as the host lays it out), for every
+// kernel launched from now on, in every image that uses it: the runtime finds the constant's
+// unique ID by ADDRESS (the host registration), and its elements in each image's
+// "SYCL/specialization constants" property set. Native constants (SpecId in the SPIR-V) get
+// the value when the image set is built (llvm-spirv-15 -r --spec-const=...; a program is
+// built again for other values); emulated ones in the buffer a kernel's second argument gets.
+// One value per constant for the whole process (not per queue or kernel bundle, as in SYCL).
+// 0, or -1 after printing why (ADDRESS not registered, not a specialization_id, or SIZE smaller
+// than the value a registered image reads).
+int sycl_test_set_specialization_constant(const void *address, const void *value, size_t size);
+
 // Memory both the host and the kernels use (OpenCL shared virtual memory).
 void *sycl_test_malloc(size_t size);
 void sycl_test_free(void *p);
