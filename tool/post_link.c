@@ -49,8 +49,8 @@ static const char post_link_usage[] =
 // One -o: intel's [TARGET,]FILE. A table with a target lists only the modules that can run
 // there, and their .prop files are PREFIX_TARGET_N.prop with compile_target.
 typedef struct {
-  const char *target; // "" for none
-  const char *file;
+  char *target; // "" for none
+  char *file;
 } OutputTable;
 
 typedef struct {
@@ -114,10 +114,16 @@ static bool parse_switch(const char *arg, const char *name, const char *value) {
 static void add_output(PostLink *p, const char *value) {
   // intel's TargetFilenamePair: split at the first comma; without one, all of it is the file.
   const char *comma = strchr(value, ',');
-  OutputTable t = {.target = "", .file = value};
-  if (comma && comma[1]) t = (OutputTable){.target = xstrndup(value, (size_t)(comma - value)),
-                                           .file = comma + 1};
-  else if (comma) t.file = xstrndup(value, (size_t)(comma - value));
+  OutputTable t = {.target = xstrdup(""), .file = xstrdup(value)}; // both owned
+  if (comma && comma[1]) {
+    free(t.target);
+    free(t.file);
+    t = (OutputTable){.target = xstrndup(value, (size_t)(comma - value)),
+                      .file = xstrdup(comma + 1)};
+  } else if (comma) {
+    free(t.file);
+    t.file = xstrndup(value, (size_t)(comma - value));
+  }
   p->tables = xrealloc(p->tables, (p->num_tables + 1) * sizeof *p->tables);
   p->tables[p->num_tables++] = t;
 }
@@ -708,6 +714,11 @@ int post_link_main(int argc, char **argv) {
   for (size_t t = 0; t < p.num_tables; t++)
     free(out.tables[t].data);
   free(out.tables);
+  for (size_t t = 0; t < p.num_tables; t++) {
+    free(p.tables[t].target);
+    free(p.tables[t].file);
+  }
+  free(p.tables);
   free(p.prefix);
   free(default_output);
   return 0;
