@@ -199,6 +199,12 @@ const char *context_last_error(LLVMContextRef ctx);
 // Parses bitcode (lazily: bodies materialized on demand). 0, or -1 with *errmsg.
 int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
                  LLVMModuleRef *out, char **errmsg);
+// Reads a module from an input: whole, through LLVM's verifier before anything else sees it
+// (every module a command reads from its inputs comes this way, once). 0, or -1 with
+// *errmsg: "invalid bitcode: ..." (unreadable) or "invalid module: ..." (the verifier's first
+// line). Modules the tool wrote itself, from verified ones, are read with module_parse.
+int module_parse_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                          LLVMModuleRef *out, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
 // Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed
 // (malloc'd).
@@ -323,6 +329,15 @@ void bridge_use_init_array(LLVMTargetMachineRef tm);
 // base/bridge.cpp: llvm-c cannot read a bitcode file's LTO form (llvm::getBitcodeLTOInfo).
 // 0 and *is_thinlto (it has a ThinLTO summary), or -1 if DATA is not bitcode.
 int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
+// base/bridge.cpp: llvm-c cannot verify a module between reading its bodies and the reader's
+// own checks (which end the process on an invalid module with debug info). Reads DATA whole
+// and verifies it: 0 with *out, or -1 with *errmsg ("invalid bitcode: ..." or "invalid
+// module: THE VERIFIER'S FIRST LINE"). Through module_parse_verified.
+int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                         LLVMModuleRef *out, char **errmsg);
+// base/bridge.cpp: LLVMVerifyModule treats broken debug info as an error, LLVM's readers do
+// not. 0, or -1 with *errmsg "invalid module: THE VERIFIER'S FIRST LINE".
+int bridge_verify_module(LLVMModuleRef m, char **errmsg);
 // base/bridge.cpp: LLVM failing to allocate (a malformed input's sizes) is fatal(), not abort().
 void bridge_handle_bad_alloc(void);
 

@@ -58,6 +58,11 @@ int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const cha
   return 0;
 }
 
+int module_parse_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                          LLVMModuleRef *out, char **errmsg) {
+  return bridge_read_verified(ctx, data, size, name, out, errmsg);
+}
+
 Buffer module_write(LLVMModuleRef m) {
   LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(m);
   Buffer out = {.size = LLVMGetBufferSize(buf)};

@@ -76,9 +76,9 @@ static void image_symbols(const InputImage *image, StringList *out) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   char *why;
-  // Lazily: the function list needs no bodies (LLVM may read more of it until it is gone).
+  // Whole and verified, as a link reads it: inspect says what a link would make of it.
   reading_input_begin(image->origin, "bitcode");
-  if (module_parse(ctx, image->data, image->size, image->origin, true, &m, &why))
+  if (module_parse_verified(ctx, image->data, image->size, image->origin, &m, &why))
     fatal(image->origin, "%s", why);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f) && is_kernel(f)) {

@@ -162,15 +162,26 @@ static void read_input(const char *path, Buffer *out) {
 
 // Bitcode or LLVM assembly, as sycl-post-link's parseIRFile reads either.
 static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buffer *in) {
+  LLVMModuleRef m;
+  char *why = NULL;
+  // Bitcode is verified between reading its bodies and the reader's own checks; assembly
+  // after parsing (LLVM's parser verifies nothing, unless the module has debug info).
+  if (is_llvm_bitcode(in->data, in->size)) {
+    reading_input_begin(name, "bitcode");
+    int unreadable = module_parse_verified(ctx, in->data, in->size, name, &m, &why);
+    reading_input_end();
+    if (unreadable) fatal(name, "%s", why);
+    return m;
+  }
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
       in->size ? (const char *)in->data : "", in->size, name);
-  LLVMModuleRef m;
   char *msg = NULL;
-  reading_input_begin(name, is_llvm_bitcode(in->data, in->size) ? "bitcode" : "IR");
+  reading_input_begin(name, "IR");
   LLVMBool unreadable = LLVMParseIRInContext(ctx, buf, &m, &msg); // takes the buffer over
+  if (!unreadable && bridge_verify_module(m, &why)) unreadable = true;
   reading_input_end();
   if (unreadable) {
-    char *why = xstrdup(msg ? msg : "unreadable module");
+    if (!why) why = xstrdup(msg ? msg : "unreadable module");
     LLVMDisposeMessage(msg);
     fatal(name, "%s", why);
   }
