@@ -89,6 +89,8 @@ void wait_while_ending(void);
 enum { EXIT_INTERNAL_ERROR = 70 }; // EX_SOFTWARE of <sysexits.h>
 void reading_input_begin(const char *origin, const char *kind);
 void reading_input_end(void);
+// The input the calling thread is reading now (between those calls), or NULL.
+const char *reading_input_now(void);
 // What the process is doing, for that message: a string literal ("link stage hooks").
 void set_crash_stage(const char *stage);
 // The calling thread's alternate signal stack (a crash by stack overflow needs one): given if
@@ -98,6 +100,15 @@ void signal_stack_end(void);
 // Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
 void remove_files_in(const char *dir, const char *prefix);
 
+// An allocation that cannot be made is bad input (a malformed module asking for more than
+// there is), not our bug: fatal(), naming the input this thread is reading, if any. WHAT:
+// how much was asked for.
+__attribute__((noreturn)) void out_of_memory(const char *what);
+// Lowers the process's memory ceiling (RLIMIT_DATA) while untrusted inputs are read: to what
+// is in use, plus 2 GiB, plus 64 times INPUT_BYTES (the bytes about to be read). Not nested;
+// _end restores the ceiling before (a link restores it before its optimizing stages).
+void read_memory_ceiling_begin(uint64_t input_bytes);
+void read_memory_ceiling_end(void);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -113,8 +124,13 @@ char *strlist_join(const StringList *l, const char *sep);
 void strlist_split_commas(StringList *out, const char *list);
 void buffer_append(Buffer *b, const void *data, size_t n);
 
+// Reads SYCL_THINLTO_MAX_INPUT_SIZE, the largest file read_file reads (default 4 GiB);
+// fatal() on a malformed value. Called by main before any command.
+void input_size_limit_init(void);
+uint64_t input_size_limit(void);
 // 0, or a negative errno: -EISDIR for a directory, -ENODEV for a device (/dev/zero never
-// ends). A FIFO is read to its end; one nobody writes to reads as empty, it does not hang.
+// ends), -EFBIG for a file over the input size limit (refused before it is read). A FIFO is
+// read to its end; one nobody writes to reads as empty, it does not hang.
 int read_file(const char *path, Buffer *out);
 // What read_file's negative errno RC means, for "FILE: <text>".
 const char *read_error_text(int rc);
@@ -123,6 +139,13 @@ bool same_file(const char *a, const char *b);
 // Maps a regular, non-empty file read-only: its pages are memory only while they are used
 // (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
 int map_file(const char *path, Buffer *out);
+// The size of a regular file, or 0 (missing, not regular).
+uint64_t file_size(const char *path);
+// Whether DIR has room for BYTES more in one file, under a name 100 bytes long: reserved
+// (fallocate) and given back at once. 0, or a negative errno: -ENOSPC (a full file system),
+// -EFBIG (ulimit -f), -ENAMETOOLONG (a path near PATH_MAX)... For writers that cannot fail
+// gracefully (libLTO ends the process on a failed write).
+int check_room(const char *dir, uint64_t bytes);
 // Frees a malloc'd buffer or unmaps a mapped one; leaves *B empty.
 void buffer_free(Buffer *b);
 // A mapped buffer's pages leave the process's resident set (the next read brings them back

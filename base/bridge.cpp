@@ -93,15 +93,16 @@ extern "C" int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool 
 // an allocation LLVM cannot make (report_bad_alloc_error) aborts the process. A malformed
 // bitcode record can ask for that much: 34 GB for one bit changed in a 2.6 KB module
 // (found by test/fuzz/input). It becomes an error like any other, through fatal().
+// Named by the input the failing thread was reading (out_of_memory); and operator new's
+// failures (std::bad_alloc, which would abort: LLVM is built without exceptions) go the
+// same way through LLVM's new-handler.
 static void bad_alloc(void *, const char *reason, bool) {
-  fatal(NULL,
-        "LLVM ERROR: out of memory (%s): a malformed input can ask LLVM for more "
-        "memory than there is",
-        reason);
+  out_of_memory(reason);
 }
 
 extern "C" void bridge_handle_bad_alloc(void) {
   llvm::install_bad_alloc_error_handler(bad_alloc, nullptr);
+  llvm::install_out_of_memory_new_handler();
 }
 
 // Gap: llvm-c reads a module whole (LLVMParseBitcodeInContext2) before LLVMVerifyModule can

@@ -24,11 +24,13 @@ typedef struct {
   char *name; // "SYCL/devicelib req mask", ...
   Property *props;
   size_t count, cap;
+  StrMap index; // property name -> its index + 1: adding N properties is linear, not N^2
 } PropertySet;
 
 typedef struct {
   PropertySet *sets;
   size_t count, cap;
+  StrMap index; // set name -> its index + 1
 } PropertySets;
 
 

@@ -12,9 +12,8 @@
 //
 
 static PropertySet *find_set(const PropertySets *p, const char *name) {
-  for (size_t i = 0; i < p->count; i++)
-    if (!strcmp(p->sets[i].name, name)) return &p->sets[i];
-  return NULL;
+  size_t found = (size_t)(uintptr_t)strmap_get(&p->index, name); // index + 1, or 0
+  return found ? &p->sets[found - 1] : NULL;
 }
 
 static PropertySet *get_or_add_set(PropertySets *p, const char *name) {
@@ -24,21 +23,28 @@ static PropertySet *get_or_add_set(PropertySets *p, const char *name) {
     p->cap = p->cap ? p->cap * 2 : 8;
     p->sets = xrealloc(p->sets, p->cap * sizeof *p->sets);
   }
+  strmap_put(&p->index, name, (void *)(uintptr_t)(p->count + 1));
   s = &p->sets[p->count++];
   *s = (PropertySet){.name = xstrdup(name)};
   return s;
+}
+
+static size_t find_property(const PropertySet *s, const char *name) {
+  return (size_t)(uintptr_t)strmap_get(&s->index, name); // index + 1, or 0
 }
 
 // A property of that name is replaced (as intel's reader does); sets and properties
 // otherwise keep the order they were added in, which is the order .prop text shows.
 static Property *get_or_add_property(PropertySets *p, const char *set, const char *name) {
   PropertySet *s = get_or_add_set(p, set);
-  for (size_t i = 0; i < s->count; i++)
-    if (!strcmp(s->props[i].name, name)) {
-      free(s->props[i].bytes.data);
-      s->props[i].bytes = (Buffer){0};
-      return &s->props[i];
-    }
+  size_t found = find_property(s, name);
+  if (found) {
+    Property *prop = &s->props[found - 1];
+    free(prop->bytes.data);
+    prop->bytes = (Buffer){0};
+    return prop;
+  }
+  strmap_put(&s->index, name, (void *)(uintptr_t)(s->count + 1));
   if (s->count == s->cap) {
     s->cap = s->cap ? s->cap * 2 : 8;
     s->props = xrealloc(s->props, s->cap * sizeof *s->props);
@@ -65,22 +71,23 @@ void propsets_add_bytes(PropertySets *p, const char *set, const char *name, cons
 
 const Property *propsets_find(const PropertySets *p, const char *set, const char *name) {
   const PropertySet *s = find_set(p, set);
-  if (!s) return NULL;
-  for (size_t i = 0; i < s->count; i++)
-    if (!strcmp(s->props[i].name, name)) return &s->props[i];
-  return NULL;
+  size_t found = s ? find_property(s, name) : 0;
+  return found ? &s->props[found - 1] : NULL;
 }
 
 void propsets_remove(PropertySets *p, const char *set, const char *name) {
   PropertySet *s = find_set(p, set);
-  for (size_t i = 0; s && i < s->count; i++)
-    if (!strcmp(s->props[i].name, name)) {
-      free(s->props[i].name);
-      free(s->props[i].bytes.data);
-      memmove(&s->props[i], &s->props[i + 1], (s->count - i - 1) * sizeof *s->props);
-      s->count--;
-      return;
-    }
+  size_t found = s ? find_property(s, name) : 0;
+  if (!found) return;
+  size_t i = found - 1;
+  free(s->props[i].name);
+  free(s->props[i].bytes.data);
+  memmove(&s->props[i], &s->props[i + 1], (s->count - i - 1) * sizeof *s->props);
+  s->count--;
+  // The ones after it moved: the index is built again (removing is rare, adding is not).
+  strmap_free(&s->index);
+  for (size_t k = 0; k < s->count; k++)
+    strmap_put(&s->index, s->props[k].name, (void *)(uintptr_t)(k + 1));
 }
 
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set) {
@@ -96,8 +103,10 @@ void propsets_free(PropertySets *p) {
     }
     free(s->props);
     free(s->name);
+    strmap_free(&s->index);
   }
   free(p->sets);
+  strmap_free(&p->index);
   *p = (PropertySets){0};
 }
 
@@ -622,4 +631,6 @@ static int compare_intel_order(const void *a, const void *b) {
 
 void propsets_order_as_intel(PropertySets *p) {
   if (p->count) qsort(p->sets, p->count, sizeof *p->sets, compare_intel_order);
+  for (size_t i = 0; i < p->count; i++) // the sets moved
+    strmap_put(&p->index, p->sets[i].name, (void *)(uintptr_t)(i + 1));
 }

@@ -378,6 +378,10 @@ int inspect_main(int argc, char **argv) {
   // Every file is read before anything is printed, so a bad one leaves no partial output.
   InputSet inputs = {0};
   size_t *first_image = xcalloc(files.count, sizeof *first_image);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < files.count; i++)
+    bytes += file_size(files.items[i]);
+  read_memory_ceiling_begin(bytes); // the whole command reads inputs
   for (size_t i = 0; i < files.count; i++) {
     first_image[i] = inputs.count;
     read_input_file(&inputs, files.items[i], false);

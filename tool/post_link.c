@@ -146,7 +146,7 @@ static char *output_prefix(const char *output) {
 static void read_input(const char *path, Buffer *out) {
   if (strcmp(path, "-")) {
     int rc = read_file(path, out);
-    if (rc < 0) fatal(path, "%s", strerror(-rc));
+    if (rc < 0) fatal(path, "%s", read_error_text(rc));
     return;
   }
   *out = (Buffer){0};
@@ -157,6 +157,7 @@ static void read_input(const char *path, Buffer *out) {
     if (n < 0) fatal("<stdin>", "%s", strerror(errno));
     if (n == 0) break;
     buffer_append(out, chunk, (size_t)n);
+    if (out->size > input_size_limit()) fatal("<stdin>", "%s", read_error_text(-EFBIG));
   }
 }
 
@@ -517,7 +518,9 @@ int post_link_main(int argc, char **argv) {
   Buffer input;
   read_input(p.input, &input);
   LLVMContextRef ctx = context_create();
+  read_memory_ceiling_begin(input.size);
   LLVMModuleRef m = parse_input(ctx, name, &input);
+  read_memory_ceiling_end();
   free(input.data);
   if (p.esimd_option && has_esimd_code(m))
     fatal(name, "option '%s' is not supported: ESIMD code is not handled by this tool",
