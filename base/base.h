@@ -225,9 +225,12 @@ int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const cha
 // Reads a module from an input: whole, through LLVM's verifier before anything else sees it
 // (every module a command reads from its inputs comes this way, once). 0, or -1 with
 // *errmsg: "invalid bitcode: ..." (unreadable) or "invalid module: ..." (the verifier's first
-// line). Modules the tool wrote itself, from verified ones, are read with module_parse.
+// line); a kernel whose name holds a line break or a NUL is refused too (it could not be
+// listed). Modules the tool wrote itself, from verified ones, are read with module_parse.
 int module_parse_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
                           LLVMModuleRef *out, char **errmsg);
+// The same checks on a module read otherwise (LLVM assembly): the verifier, kernel names.
+int module_verify(LLVMModuleRef m, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
 // Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed
 // (malloc'd).

@@ -46,7 +46,8 @@ void propsets_free(PropertySets *p);
 char *propsets_to_json(const PropertySets *p);
 int propsets_from_json(const char *json, PropertySets *out, char **errmsg);
 // intel's .prop text: "[Set]" then "Name=1|42" or "Name=2|<intel base64 of bitcount+bytes>".
-char *propsets_to_prop(const PropertySets *p);
+char *propsets_to_prop(const PropertySets *p, char **errmsg); // NULL (and why) for a name
+                                                             // intel's reader cannot read
 // Puts the sets in the order sycl-post-link writes them (JSON has them sorted), for diffs.
 void propsets_order_as_intel(PropertySets *p);
 int propsets_from_prop(const char *text, PropertySets *out, char **errmsg);

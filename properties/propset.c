@@ -217,10 +217,37 @@ int base64_decode_intel(const char *text, size_t len, Buffer *out) {
 // properties in std::map, so both are written sorted by name, compactly.
 //
 
+// The length of the valid UTF-8 sequence at S (1 to 4), or 0: a stray continuation byte, an
+// overlong form, a surrogate, a code point past U+10FFFF, a cut sequence.
+static size_t utf8_sequence(const unsigned char *s) {
+  unsigned char c = s[0];
+  size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+  if (!n || c > 0xf4) return 0;
+  for (size_t i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0; // (the NUL that ends S stops here too)
+  if (c == 0xe0 && s[1] < 0xa0) return 0; // overlong
+  if (c == 0xed && s[1] >= 0xa0) return 0; // a surrogate
+  if (c == 0xf0 && s[1] < 0x90) return 0; // overlong
+  if (c == 0xf4 && s[1] >= 0x90) return 0; // past U+10FFFF
+  return n;
+}
+
+// A JSON string is valid UTF-8 (RFC 8259): names are bytes (a sycl-unique-id may hold 0xFF),
+// so each byte that is not part of a valid sequence becomes U+FFFD, as llvm::json writes it
+// (fixUTF8). Control bytes are escaped.
 static void json_append_string(Buffer *b, const char *s) {
   buffer_append(b, "\"", 1);
   for (; *s; s++) {
     unsigned char c = *s;
+    if (c >= 0x80) {
+      size_t n = utf8_sequence((const unsigned char *)s);
+      if (n)
+        buffer_append(b, s, n);
+      else
+        buffer_append(b, "\\ufffd", 6);
+      s += n ? n - 1 : 0;
+      continue;
+    }
     char esc[8];
     const char *e = NULL;
     switch (c) {
@@ -483,7 +510,54 @@ int propsets_from_json(const char *json, PropertySets *out, char **errmsg) {
 // intel's .prop text (llvm/Support/PropertySetIO in intel/llvm)
 //
 
-char *propsets_to_prop(const PropertySets *p) {
+// intel's reader (PropertySetIO) has no escapes: it reads a line per property and splits it
+// at the first '=' and the first '|' after it, a line starting with '[' is a set. A name it
+// would read back otherwise (a line break, '=', a leading '[', an empty one) cannot be
+// written; '|' and spaces in a name are read back whole. NULL if NAME is fine, else why.
+static const char *prop_name_problem(const char *name, bool is_set) {
+  if (strchr(name, '\n')) return "a line break";
+  if (is_set) return NULL;
+  if (!*name) return "an empty name";
+  if (strchr(name, '=')) return "'=' (the reader splits the line there)";
+  if (name[0] == '[') return "a leading '[' (the reader takes it for a set)";
+  return NULL;
+}
+
+// NAME for a message: line breaks and other control bytes as \n, \xNN. Malloc'd.
+static char *printable_name(const char *name) {
+  Buffer b = {0};
+  for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+    char esc[8];
+    if (*c == '\n')
+      buffer_append(&b, "\\n", 2);
+    else if (*c < 0x20 || *c == 0x7f)
+      buffer_append(&b, esc, (size_t)snprintf(esc, sizeof esc, "\\x%02x", *c));
+    else
+      buffer_append(&b, c, 1);
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+char *propsets_to_prop(const PropertySets *p, char **errmsg) {
+  for (size_t i = 0; i < p->count; i++) {
+    const PropertySet *s = &p->sets[i];
+    const char *why = prop_name_problem(s->name, true);
+    for (size_t j = 0; !why && j < s->count; j++) {
+      if (!(why = prop_name_problem(s->props[j].name, false))) continue;
+      char *name = printable_name(s->props[j].name);
+      *errmsg = format("property '%s' of [%s] cannot be written as .prop text: its name holds %s",
+                       name, s->name, why);
+      free(name);
+      return NULL;
+    }
+    if (why) {
+      char *name = printable_name(s->name);
+      *errmsg = format("set [%s] cannot be written as .prop text: its name holds %s", name, why);
+      free(name);
+      return NULL;
+    }
+  }
   Buffer b = {0};
   for (size_t i = 0; i < p->count; i++) {
     const PropertySet *s = &p->sets[i];

@@ -286,7 +286,9 @@ static void print_prop_text(const InputSet *inputs) {
     PropertySets p;
     image_properties(&inputs->items[i], &p);
     propsets_order_as_intel(&p);
-    char *text = propsets_to_prop(&p);
+    char *why;
+    char *text = propsets_to_prop(&p, &why);
+    if (!text) fatal(inputs->items[i].origin, "%s", why);
     if (inputs->count > 1) printf("# %s\n", inputs->items[i].origin);
     fputs(text, stdout);
     free(text);

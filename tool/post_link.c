@@ -179,7 +179,7 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
   char *msg = NULL;
   reading_input_begin(name, "IR");
   LLVMBool unreadable = LLVMParseIRInContext(ctx, buf, &m, &msg); // takes the buffer over
-  if (!unreadable && bridge_verify_module(m, &why)) unreadable = true;
+  if (!unreadable && module_verify(m, &why)) unreadable = true;
   reading_input_end();
   if (unreadable) {
     if (!why) why = xstrdup(msg ? msg : "unreadable module");
@@ -392,7 +392,9 @@ static int entry_opt_level(LLVMModuleRef m, const StringList *entries) {
   return -1;
 }
 
-static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image, bool dummy) {
+// NULL, with *errmsg, for a name intel's .prop reader could not read back.
+static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image, bool dummy,
+                             char **errmsg) {
   PostLink *p = o->p;
   PropertyInputs in = {.kernels = &image->kernels,
                        .exported = &image->exported,
@@ -410,7 +412,7 @@ static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *imag
     propsets_remove(&sets, "SYCL/device requirements", "reqd_work_group_size_uint64_t");
   if (dummy) propsets_add_u32(&sets, "SYCL/virtual functions", "dummy-image", 1);
   propsets_order_as_intel(&sets);
-  char *text = propsets_to_prop(&sets);
+  char *text = propsets_to_prop(&sets, errmsg);
   propsets_free(&sets);
   return text;
 }
@@ -439,8 +441,8 @@ static int write_row(Outputs *o, LLVMModuleRef m, LLVMModuleRef props_from,
   char *sym = p->symbols ? format("%s_%zu.sym", p->prefix, n) : NULL;
   int rc = write_module(o, m, code, errmsg);
   if (rc == 0 && prop) {
-    char *text = properties_text(o, props_from, image, dummy);
-    rc = write_output(o, prop, text, strlen(text), errmsg);
+    char *text = properties_text(o, props_from, image, dummy, errmsg);
+    rc = text ? write_output(o, prop, text, strlen(text), errmsg) : -1;
     free(text);
   }
   if (rc == 0 && sym) {
