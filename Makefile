@@ -76,12 +76,15 @@ tsan: deps
 # libFuzzer targets (test/fuzz/README.md), clang-22 with ASan + UBSan in build-fuzz: each runs
 # FUZZ_SECONDS (and at most FUZZ_RUNS inputs, if given); FUZZ_TARGETS picks some. Findings go
 # to build-fuzz/fuzz/findings/. `make test` runs every corpus once, without libFuzzer.
+# The `commands` target mutates whole inputs of `link` and `post-link` (test/fuzz/commands.py),
+# run by the ordinary build's tool.
 FUZZ_SECONDS ?= 60
-fuzz: deps
+fuzz: build
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUZZ=ON \
 	  -DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target fuzz-targets
-	FUZZ_RUNS=$(FUZZ_RUNS) test/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_RUNS=$(FUZZ_RUNS) SYCL_THINLTO=$(BUILD)/bin/sycl-thinlto \
+	  test/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz

@@ -92,6 +92,8 @@ void wait_while_ending(void);
 enum { EXIT_INTERNAL_ERROR = 70 }; // EX_SOFTWARE of <sysexits.h>
 void reading_input_begin(const char *origin, const char *kind);
 void reading_input_end(void);
+// The input the calling thread is reading now (between those calls), or NULL.
+const char *reading_input_now(void);
 // What the process is doing, for that message: a string literal ("link stage hooks").
 void set_crash_stage(const char *stage);
 // The calling thread's alternate signal stack (a crash by stack overflow needs one): given if
@@ -101,6 +103,15 @@ void signal_stack_end(void);
 // Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
 void remove_files_in(const char *dir, const char *prefix);
 
+// An allocation that cannot be made is bad input (a malformed module asking for more than
+// there is), not our bug: fatal(), naming the input this thread is reading, if any. WHAT:
+// how much was asked for.
+__attribute__((noreturn)) void out_of_memory(const char *what);
+// Lowers the process's memory ceiling (RLIMIT_DATA) while untrusted inputs are read: to what
+// is in use, plus 2 GiB, plus 64 times INPUT_BYTES (the bytes about to be read). Not nested;
+// _end restores the ceiling before (a link restores it before its optimizing stages).
+void read_memory_ceiling_begin(uint64_t input_bytes);
+void read_memory_ceiling_end(void);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -116,8 +127,13 @@ char *strlist_join(const StringList *l, const char *sep);
 void strlist_split_commas(StringList *out, const char *list);
 void buffer_append(Buffer *b, const void *data, size_t n);
 
+// Reads SYCL_THINLTO_MAX_INPUT_SIZE, the largest file read_file reads (default 4 GiB);
+// fatal() on a malformed value. Called by main before any command.
+void input_size_limit_init(void);
+uint64_t input_size_limit(void);
 // 0, or a negative errno: -EISDIR for a directory, -ENODEV for a device (/dev/zero never
-// ends). A FIFO is read to its end; one nobody writes to reads as empty, it does not hang.
+// ends), -EFBIG for a file over the input size limit (refused before it is read). A FIFO is
+// read to its end; one nobody writes to reads as empty, it does not hang.
 int read_file(const char *path, Buffer *out);
 // What read_file's negative errno RC means, for "FILE: <text>".
 const char *read_error_text(int rc);
@@ -126,6 +142,13 @@ bool same_file(const char *a, const char *b);
 // Maps a regular, non-empty file read-only: its pages are memory only while they are used
 // (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
 int map_file(const char *path, Buffer *out);
+// The size of a regular file, or 0 (missing, not regular).
+uint64_t file_size(const char *path);
+// Whether DIR has room for BYTES more in one file, under a name 100 bytes long: reserved
+// (fallocate) and given back at once. 0, or a negative errno: -ENOSPC (a full file system),
+// -EFBIG (ulimit -f), -ENAMETOOLONG (a path near PATH_MAX)... For writers that cannot fail
+// gracefully (libLTO ends the process on a failed write).
+int check_room(const char *dir, uint64_t bytes);
 // Frees a malloc'd buffer or unmaps a mapped one; leaves *B empty.
 void buffer_free(Buffer *b);
 // A mapped buffer's pages leave the process's resident set (the next read brings them back
@@ -204,6 +227,15 @@ const char *context_last_error(LLVMContextRef ctx);
 // Parses bitcode (lazily: bodies materialized on demand). 0, or -1 with *errmsg.
 int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
                  LLVMModuleRef *out, char **errmsg);
+// Reads a module from an input: whole, through LLVM's verifier before anything else sees it
+// (every module a command reads from its inputs comes this way, once). 0, or -1 with
+// *errmsg: "invalid bitcode: ..." (unreadable) or "invalid module: ..." (the verifier's first
+// line); a kernel whose name holds a line break or a NUL is refused too (it could not be
+// listed). Modules the tool wrote itself, from verified ones, are read with module_parse.
+int module_parse_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                          LLVMModuleRef *out, char **errmsg);
+// The same checks on a module read otherwise (LLVM assembly): the verifier, kernel names.
+int module_verify(LLVMModuleRef m, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
 // Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed
 // (malloc'd).
@@ -337,6 +369,15 @@ void bridge_use_init_array(LLVMTargetMachineRef tm);
 // base/bridge.cpp: llvm-c cannot read a bitcode file's LTO form (llvm::getBitcodeLTOInfo).
 // 0 and *is_thinlto (it has a ThinLTO summary), or -1 if DATA is not bitcode.
 int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
+// base/bridge.cpp: llvm-c cannot verify a module between reading its bodies and the reader's
+// own checks (which end the process on an invalid module with debug info). Reads DATA whole
+// and verifies it: 0 with *out, or -1 with *errmsg ("invalid bitcode: ..." or "invalid
+// module: THE VERIFIER'S FIRST LINE"). Through module_parse_verified.
+int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                         LLVMModuleRef *out, char **errmsg);
+// base/bridge.cpp: LLVMVerifyModule treats broken debug info as an error, LLVM's readers do
+// not. 0, or -1 with *errmsg "invalid module: THE VERIFIER'S FIRST LINE".
+int bridge_verify_module(LLVMModuleRef m, char **errmsg);
 // base/bridge.cpp: LLVM failing to allocate (a malformed input's sizes) is fatal(), not abort().
 void bridge_handle_bad_alloc(void);
 

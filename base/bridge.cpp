@@ -8,8 +8,11 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/IR/ModuleSummaryIndex.h>
+#include <llvm/Support/Error.h>
 #include <llvm/Support/ErrorHandling.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -91,15 +94,70 @@ extern "C" int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool 
 // an allocation LLVM cannot make (report_bad_alloc_error) aborts the process. A malformed
 // bitcode record can ask for that much: 34 GB for one bit changed in a 2.6 KB module
 // (found by test/fuzz/input). It becomes an error like any other, through fatal().
+// Named by the input the failing thread was reading (out_of_memory); and operator new's
+// failures (std::bad_alloc, which would abort: LLVM is built without exceptions) go the
+// same way through LLVM's new-handler.
 static void bad_alloc(void *, const char *reason, bool) {
-  fatal(NULL,
-        "LLVM ERROR: out of memory (%s): a malformed input can ask LLVM for more "
-        "memory than there is",
-        reason);
+  out_of_memory(reason);
 }
 
 extern "C" void bridge_handle_bad_alloc(void) {
   llvm::install_bad_alloc_error_handler(bad_alloc, nullptr);
+  llvm::install_out_of_memory_new_handler();
+}
+
+// Gap: llvm-c reads a module whole (LLVMParseBitcodeInContext2) before LLVMVerifyModule can
+// see it, and reading it whole verifies a module with debug info itself: an invalid one ends
+// the process through report_fatal_error ("Broken module found"), naming no file. Here the
+// bodies are read one by one (the module stays materializable, so the reader's own check has
+// not run), the verifier's first message becomes the error, and only a valid module is
+// finished the reader's way (materializeAll: auto-upgrades, debug info stripped if broken).
+extern "C" int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, size_t size,
+                                    const char *name, LLVMModuleRef *out, char **errmsg) {
+  *out = nullptr;
+  llvm::MemoryBufferRef buffer(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), name);
+  auto read_error = [&](llvm::Error err) {
+    std::string why = llvm::toString(std::move(err));
+    *errmsg = format("invalid bitcode: %s", why.c_str());
+    return -1;
+  };
+  llvm::Expected<std::unique_ptr<llvm::Module>> lazy =
+      llvm::getLazyBitcodeModule(buffer, *llvm::unwrap(ctx));
+  if (!lazy) return read_error(lazy.takeError());
+  std::unique_ptr<llvm::Module> module = std::move(*lazy);
+  if (llvm::Error err = module->materializeMetadata()) return read_error(std::move(err));
+  for (llvm::Function &f : *module)
+    if (llvm::Error err = f.materialize()) return read_error(std::move(err));
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  bool broken_debug_info = false; // not an error: materializeAll strips it, as LLVM does
+  if (llvm::verifyModule(*module, &os, &broken_debug_info)) {
+    os.flush();
+    size_t n = report.find('\n');
+    std::string first = report.substr(0, n);
+    *errmsg = format("invalid module: %s", first.empty() ? "LLVM's verifier rejects it"
+                                                         : first.c_str());
+    return -1;
+  }
+  if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
+  *out = llvm::wrap(module.release());
+  return 0;
+}
+
+// Gap: LLVMVerifyModule counts broken debug info as an error, where LLVM's readers strip it
+// with a warning; this verifies as they do. 0, or -1 with *errmsg "invalid module: FIRST
+// LINE" (for a module not read through bridge_read_verified: LLVM assembly).
+extern "C" int bridge_verify_module(LLVMModuleRef m, char **errmsg) {
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  bool broken_debug_info = false;
+  if (!llvm::verifyModule(*llvm::unwrap(m), &os, &broken_debug_info)) return 0;
+  os.flush();
+  std::string first = report.substr(0, report.find('\n'));
+  *errmsg = format("invalid module: %s", first.empty() ? "LLVM's verifier rejects it"
+                                                       : first.c_str());
+  return -1;
 }
 
 // Gap: llvm-c has no demangler (llvm/Demangle is C++ only), and messages name symbols as

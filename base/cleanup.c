@@ -218,6 +218,10 @@ void reading_input_end(void) {
   reading_origin = NULL;
 }
 
+const char *reading_input_now(void) {
+  return reading_origin;
+}
+
 void set_crash_stage(const char *stage) {
   atomic_store(&crash_stage, stage);
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 bool verbose;
 
@@ -78,10 +79,15 @@ int error_count(void) {
   return n;
 }
 
+// _exit, not exit: the failure may be reported on any thread (an LLVM fatal error on one of
+// libLTO's), and exit() would run libLLVM's static destructors under the threads still
+// working, which then crash (exit code 70 for a full TMPDIR). Nothing of ours is left to
+// the atexit handlers; stdio is flushed here.
 static __attribute__((noreturn)) void exit_failure(void) {
   wait_while_ending();
   remove_failure_paths();
-  exit(1);
+  fflush(NULL);
+  _exit(1);
 }
 
 void (*fatal_hook)(void);

@@ -12,6 +12,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// Inputs are read whole, so a file larger than this is refused before a byte of it is read:
+// an 8 GB sparse file took 8 GB. SYCL_THINLTO_MAX_INPUT_SIZE (bytes, or with a K, M or G
+// suffix: KiB, MiB, GiB) moves the limit.
+static uint64_t max_input_size = (uint64_t)4 << 30;
+static char input_size_text[160];
+
+void input_size_limit_init(void) {
+  const char *env = getenv("SYCL_THINLTO_MAX_INPUT_SIZE");
+  if (env && *env) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 10);
+    int shift = !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : -1;
+    if (env[0] == '-' || end == env || errno || shift < 0 || v == 0 || v > (UINT64_MAX >> shift))
+      fatal(NULL, "SYCL_THINLTO_MAX_INPUT_SIZE: expected a size in bytes (or with K, M, G), not '%s'",
+            env);
+    max_input_size = (uint64_t)v << shift;
+  }
+  snprintf(input_size_text, sizeof input_size_text,
+           "larger than the input size limit, %llu bytes (SYCL_THINLTO_MAX_INPUT_SIZE raises it)",
+           (unsigned long long)max_input_size);
+}
+
+uint64_t input_size_limit(void) {
+  return max_input_size;
+}
+
 int read_file(const char *path, Buffer *out) {
   // Non-blocking, so that opening a FIFO nobody writes to does not wait forever; reads block
   // again below, and such a FIFO reads as empty.
@@ -32,10 +59,19 @@ int read_file(const char *path, Buffer *out) {
     close(fd);
     return -ENODEV;
   }
+  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_input_size) {
+    close(fd);
+    return -EFBIG;
+  }
   // CAP + 1 bytes: reading a regular file to its end, at exactly st_size, needs no growth.
   size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536, size = 0;
   uint8_t *data = xmalloc(cap + 1);
   for (;;) {
+    if (size > max_input_size) { // a pipe, or a file that grew while it was read
+      free(data);
+      close(fd);
+      return -EFBIG;
+    }
     if (size == cap + 1) data = xrealloc(data, (cap = cap * 2 + 1) + 1);
     ssize_t n = read(fd, data + size, cap + 1 - size);
     if (n < 0) {
@@ -54,6 +90,10 @@ int read_file(const char *path, Buffer *out) {
 }
 
 const char *read_error_text(int rc) {
+  if (rc == -EFBIG) {
+    if (!input_size_text[0]) input_size_limit_init();
+    return input_size_text;
+  }
   return rc == -ENODEV ? "a device, not a file" : strerror(-rc);
 }
 
@@ -73,6 +113,29 @@ int map_file(const char *path, Buffer *out) {
   if (rc) return rc;
   *out = (Buffer){data, (size_t)st.st_size, true};
   return 0;
+}
+
+uint64_t file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+int check_room(const char *dir, uint64_t bytes) {
+  // A name longer than the writers' own ("llvmcache-<40 hex digits>.temp-stream-XXXXXX",
+  // "N.spirv64.thinlto.o"): a path they could not open fails here too.
+  char *probe = format("%s/.room.%ld.%.*d", dir, (long)getpid(), 80, 0);
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  int rc = fd < 0 ? -errno : 0;
+  // fallocate, not posix_fallocate: where a file system cannot reserve, glibc's fallback
+  // would write BYTES of zeros. Such a file system is not checked.
+  if (fd >= 0 && bytes && fallocate(fd, 0, 0, (off_t)bytes) < 0 && errno != EOPNOTSUPP)
+    rc = -errno;
+  if (fd >= 0) {
+    close(fd);
+    unlink(probe);
+  }
+  free(probe);
+  return rc;
 }
 
 void buffer_free(Buffer *b) {

@@ -1,27 +1,106 @@
-// Memory that never comes back NULL, formatted strings, string lists, byte buffers and the
-// string map. Nothing here touches files or knows about LLVM.
+// Memory that never comes back NULL (or is bad input's fault), the ceiling on memory while
+// inputs are read, formatted strings, string lists, byte buffers and the string map. Nothing
+// here knows about LLVM.
 #include "base/base.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+
+void out_of_memory(const char *what) {
+  const char *input = reading_input_now();
+  if (input)
+    fatal(input, "out of memory reading it (%s): a malformed input can ask for more memory "
+                 "than there is, or than the limit for reading inputs allows",
+          what);
+  fatal(NULL, "out of memory (%s)", what);
+}
+
+//
+// The ceiling while inputs are read. LLVM's bitcode reader sizes arrays by counts read from
+// the input: one bit changed in a 2.6 KB module made it ask for 8 GB (and fill them), or
+// 34 GB. RLIMIT_DATA (private writable memory: the heap, not the mapped libraries or files)
+// is lowered while the reading stages run to what was in use, plus a floor, plus a multiple
+// of the bytes read; an allocation past it fails, and out_of_memory names the input.
+// Sanitizer builds map terabytes of shadow memory that RLIMIT_DATA would count: no ceiling.
+//
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NO_MEMORY_CEILING 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define NO_MEMORY_CEILING 1
+#endif
+#endif
+
+enum { READ_MEMORY_FLOOR_MB = 2048, READ_MEMORY_PER_BYTE = 64 };
+
+static struct rlimit saved_data_limit;
+static bool ceiling_set;
+
+// VmData of /proc/self/status, in bytes; 0 if it cannot be read.
+static uint64_t data_in_use(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  unsigned long long kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmData: %llu kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return (uint64_t)kb << 10;
+}
+
+void read_memory_ceiling_begin(uint64_t input_bytes) {
+#ifndef NO_MEMORY_CEILING
+  if (ceiling_set || getrlimit(RLIMIT_DATA, &saved_data_limit) < 0) return;
+  uint64_t in_use = data_in_use();
+  if (!in_use) return;
+  uint64_t extra = (uint64_t)READ_MEMORY_FLOOR_MB << 20;
+  extra += input_bytes > UINT64_MAX / 4 / READ_MEMORY_PER_BYTE ? UINT64_MAX / 4
+                                                               : input_bytes * READ_MEMORY_PER_BYTE;
+  struct rlimit lower = saved_data_limit;
+  if (lower.rlim_cur != RLIM_INFINITY && lower.rlim_cur <= in_use + extra) return;
+  lower.rlim_cur = in_use + extra;
+  ceiling_set = setrlimit(RLIMIT_DATA, &lower) == 0;
+#else
+  (void)input_bytes;
+#endif
+}
+
+void read_memory_ceiling_end(void) {
+  if (ceiling_set) setrlimit(RLIMIT_DATA, &saved_data_limit);
+  ceiling_set = false;
+}
 
 void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
-  if (!p) die("out of memory (%zu bytes)", n);
+  if (!p) {
+    char what[64];
+    snprintf(what, sizeof what, "%zu bytes", n);
+    out_of_memory(what);
+  }
   return p;
 }
 
 void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) die("out of memory (%zu x %zu bytes)", n, size);
+  if (!p) {
+    char what[64];
+    snprintf(what, sizeof what, "%zu x %zu bytes", n, size);
+    out_of_memory(what);
+  }
   return p;
 }
 
 void *xrealloc(void *p, size_t n) {
   p = realloc(p, n ? n : 1);
-  if (!p) die("out of memory (%zu bytes)", n);
+  if (!p) {
+    char what[64];
+    snprintf(what, sizeof what, "%zu bytes", n);
+    out_of_memory(what);
+  }
   return p;
 }
 

@@ -7,6 +7,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,48 @@ int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const cha
     return -1;
   }
   return 0;
+}
+
+// Kernels are listed one name a line (.sym files, the OffloadBinary "symbols" key, which
+// clang-sycl-linker writes the same way): a line break in a name would make two kernels of
+// one, a NUL would cut it. Such a kernel is refused where its module is read; any other byte
+// (spaces included) is kept whole. 0, or -1 with *errmsg.
+static int check_kernel_names(LLVMModuleRef m, char **errmsg) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || !is_kernel(f)) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (!memchr(name, '\n', len) && !memchr(name, '\r', len) && !memchr(name, 0, len)) continue;
+    Buffer shown = {0};
+    for (size_t i = 0; i < len; i++) {
+      char esc[8];
+      unsigned char c = name[i];
+      if (c == '\n' || c == '\r' || c == 0)
+        buffer_append(&shown, esc, (size_t)snprintf(esc, sizeof esc, "\\x%02x", c));
+      else
+        buffer_append(&shown, &c, 1);
+    }
+    buffer_append(&shown, "", 1);
+    *errmsg = format("kernel '%s': a kernel's name may not hold a line break or a NUL (kernels "
+                     "are listed one name a line: .sym files, the images' symbols)",
+                     (char *)shown.data);
+    free(shown.data);
+    return -1;
+  }
+  return 0;
+}
+
+int module_verify(LLVMModuleRef m, char **errmsg) {
+  return bridge_verify_module(m, errmsg) ? -1 : check_kernel_names(m, errmsg);
+}
+
+int module_parse_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                          LLVMModuleRef *out, char **errmsg) {
+  if (bridge_read_verified(ctx, data, size, name, out, errmsg)) return -1;
+  if (check_kernel_names(*out, errmsg) == 0) return 0;
+  LLVMDisposeModule(*out);
+  *out = NULL;
+  return -1;
 }
 
 Buffer module_write(LLVMModuleRef m) {

@@ -97,6 +97,9 @@ typedef struct {
   // ThinLTO summary with the module hash. Prepare passes such an image on unchanged when it
   // has nothing to drop or mark (formats/prepare.c).
   bool link_ready;
+  // Read whole and verified (LLVM's verifier) by an earlier stage of this link, or by the
+  // link that wrote a cache entry for the same bytes: the facts stage need not verify again.
+  bool verified;
 } InputImage;
 
 typedef struct {

@@ -418,17 +418,26 @@ static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *
 }
 
 static void read_contents(InputSet *set, const char *origin, const uint8_t *data, size_t size,
-                          bool is_library, bool is_member);
+                          bool is_library, int depth);
 
+// Archives inside archives are read (a build may pack libraries into one), this deep at
+// most: each level is a frame of this recursion and a longer member name, and 50,000 of
+// them overflowed the stack.
+enum { MAX_ARCHIVE_DEPTH = 16 };
+
+// DEPTH: how many archives ORIGIN is inside of.
 static void read_archive(InputSet *set, const char *origin, const uint8_t *data, size_t size,
-                         bool is_library) {
+                         bool is_library, int depth) {
+  if (depth >= MAX_ARCHIVE_DEPTH)
+    fatal(origin, "an archive inside %d archives: nesting deeper than %d is not read", depth,
+          MAX_ARCHIVE_DEPTH);
   ArchiveMember *members;
   size_t count;
   char *errmsg;
   if (archive_parse(data, size, &members, &count, &errmsg)) fatal(origin, "%s", errmsg);
   for (size_t i = 0; i < count; i++) {
     char *member_origin = format("%s(%s)", origin, members[i].name);
-    read_contents(set, member_origin, members[i].data, members[i].size, is_library, true);
+    read_contents(set, member_origin, members[i].data, members[i].size, is_library, depth + 1);
     free(member_origin);
     free(members[i].name);
   }
@@ -452,10 +461,12 @@ static void read_object(InputSet *set, const char *origin, const uint8_t *data, 
 }
 
 // Archive members that are none of the forms (host data, text) are skipped, not errors.
+// DEPTH: how many archives ORIGIN is a member of (0: a file given to the command).
 static void read_contents(InputSet *set, const char *origin, const uint8_t *data, size_t size,
-                          bool is_library, bool is_member) {
+                          bool is_library, int depth) {
+  bool is_member = depth > 0;
   if (is_archive(data, size))
-    read_archive(set, origin, data, size, is_library);
+    read_archive(set, origin, data, size, is_library, depth);
   else if (is_offload_binary(data, size))
     read_offload_binaries(set, origin, "", data, size, is_library);
   else if (is_bitcode(data, size))
@@ -472,7 +483,7 @@ static void read_contents(InputSet *set, const char *origin, const uint8_t *data
 
 void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
                       bool is_library) {
-  read_contents(set, origin, data, size, is_library, false);
+  read_contents(set, origin, data, size, is_library, 0);
 }
 
 void read_input_file(InputSet *set, const char *path, bool is_library) {
@@ -482,7 +493,7 @@ void read_input_file(InputSet *set, const char *path, bool is_library) {
   // The images point into these bytes, so they stay until the set is done with.
   set->files = xrealloc(set->files, (set->num_files + 1) * sizeof *set->files);
   set->files[set->num_files++] = file;
-  read_contents(set, path, file.data, file.size, is_library, false);
+  read_contents(set, path, file.data, file.size, is_library, 0);
 }
 
 // An image's string keys point into its file's bytes (or its input's): they are copied, once,

@@ -117,6 +117,17 @@ static size_t check_cache_entries(const Cache *cache, const char *dir, const Buf
   return damaged;
 }
 
+typedef struct {
+  uint64_t total, largest; // bytes of the modules libLTO reads: about what it writes
+} RoomNeeded;
+
+// Room in DIR for libLTO's results, one file per module: all of them on the file system,
+// the largest under a file size limit (ulimit -f). 0, or a negative errno.
+static int check_results_room(const char *dir, const RoomNeeded *room) {
+  int rc = check_room(dir, room->total);
+  return rc == -EFBIG ? check_room(dir, room->largest) : rc;
+}
+
 // The number of results taken from damaged cache entries (check_cache_entries).
 static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
@@ -140,6 +151,14 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   // The pre-codegen hook does codegen: libLTO stops after optimization and hands us bitcode.
   thinlto_codegen_disable_codegen(cg, 1);
   if (opts->save_temps_dir) thinlto_codegen_set_savetemps_dir(cg, opts->save_temps_dir);
+  // libLTO ends the process ("LLVM ERROR: IO failure on output stream") when it cannot
+  // write a result: the room for them (about the size of the modules it reads) is checked
+  // first. A cache without it is left out of this link, as README promises.
+  RoomNeeded room = {0};
+  for (size_t i = 0; i < r->num_modules; i++) {
+    room.total += r->modules[i].prepared.size;
+    if (r->modules[i].prepared.size > room.largest) room.largest = r->modules[i].prepared.size;
+  }
   char *cache_dir = NULL;
   if (opts->cache) {
     // libLTO keys each backend's result by the module's hash, its imports and exports, and
@@ -151,11 +170,20 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
       fatal(dir, "cannot create the ThinLTO cache directory: %s", strerror(errno));
     if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
       fatal(dir, "the ThinLTO cache path is not a directory");
-    thinlto_codegen_set_cache_dir(cg, dir);
-    // cache_prune prunes this directory with the link's policy. libLTO's own pruning would
-    // also delete the temporaries that concurrent links are writing their entries to
-    // ("llvmcache-*.temp-stream-*"), and those links would then fail.
-    thinlto_codegen_set_cache_pruning_interval(cg, -1);
+    int rc = check_results_room(dir, &room);
+    if (rc) {
+      warning(dir, "cannot write ThinLTO's cache entries (%llu bytes) here: %s; the link "
+                   "goes on without the cache",
+              (unsigned long long)room.total, strerror(-rc));
+      free(cache_dir);
+      cache_dir = NULL;
+    } else {
+      thinlto_codegen_set_cache_dir(cg, dir);
+      // cache_prune prunes this directory with the link's policy. libLTO's own pruning would
+      // also delete the temporaries that concurrent links are writing their entries to
+      // ("llvmcache-*.temp-stream-*"), and those links would then fail.
+      thinlto_codegen_set_cache_pruning_interval(cg, -1);
+    }
   }
 
   // libLTO writes each backend's result to a file as soon as it is done: in memory they
@@ -167,6 +195,10 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
                         : format("%s/%s-thinlto-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
   if (!mkdtemp(dir)) fatal(dir, "cannot create a directory: %s", strerror(errno));
   remove_on_failure(dir);
+  int rc = check_results_room(dir, &room);
+  if (rc)
+    fatal(dir, "cannot write ThinLTO's results (%llu bytes) here: %s",
+          (unsigned long long)room.total, strerror(-rc));
   thinlto_set_generated_objects_dir(cg, dir);
 
   if (cache_dir) remove_foreign_entries(cache_dir);

@@ -26,11 +26,13 @@ typedef struct {
   char *name; // "SYCL/devicelib req mask", ...
   Property *props;
   size_t count, cap;
+  StrMap index; // property name -> its index + 1: adding N properties is linear, not N^2
 } PropertySet;
 
 typedef struct {
   PropertySet *sets;
   size_t count, cap;
+  StrMap index; // set name -> its index + 1
 } PropertySets;
 
 
@@ -53,7 +55,8 @@ void propsets_free(PropertySets *p);
 char *propsets_to_json(const PropertySets *p);
 int propsets_from_json(const char *json, PropertySets *out, char **errmsg);
 // intel's .prop text: "[Set]" then "Name=1|42" or "Name=2|<intel base64 of bitcount+bytes>".
-char *propsets_to_prop(const PropertySets *p);
+char *propsets_to_prop(const PropertySets *p, char **errmsg); // NULL (and why) for a name
+                                                             // intel's reader cannot read
 // Puts the sets in the order sycl-post-link writes them (JSON has them sorted), for diffs.
 void propsets_order_as_intel(PropertySets *p);
 int propsets_from_prop(const char *text, PropertySets *out, char **errmsg);

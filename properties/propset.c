@@ -12,9 +12,8 @@
 //
 
 static PropertySet *find_set(const PropertySets *p, const char *name) {
-  for (size_t i = 0; i < p->count; i++)
-    if (!strcmp(p->sets[i].name, name)) return &p->sets[i];
-  return NULL;
+  size_t found = (size_t)(uintptr_t)strmap_get(&p->index, name); // index + 1, or 0
+  return found ? &p->sets[found - 1] : NULL;
 }
 
 static PropertySet *get_or_add_set(PropertySets *p, const char *name) {
@@ -24,22 +23,29 @@ static PropertySet *get_or_add_set(PropertySets *p, const char *name) {
     p->cap = p->cap ? p->cap * 2 : 8;
     p->sets = xrealloc(p->sets, p->cap * sizeof *p->sets);
   }
+  strmap_put(&p->index, name, (void *)(uintptr_t)(p->count + 1));
   s = &p->sets[p->count++];
   *s = (PropertySet){.name = xstrdup(name)};
   return s;
+}
+
+static size_t find_property(const PropertySet *s, const char *name) {
+  return (size_t)(uintptr_t)strmap_get(&s->index, name); // index + 1, or 0
 }
 
 // A property of that name is replaced (as intel's reader does); sets and properties
 // otherwise keep the order they were added in, which is the order .prop text shows.
 static Property *get_or_add_property(PropertySets *p, const char *set, const char *name) {
   PropertySet *s = get_or_add_set(p, set);
-  for (size_t i = 0; i < s->count; i++)
-    if (!strcmp(s->props[i].name, name)) {
-      free(s->props[i].bytes.data);
-      s->props[i].bytes = (Buffer){0};
-      s->props[i].bits = 0;
-      return &s->props[i];
-    }
+  size_t found = find_property(s, name);
+  if (found) {
+    Property *prop = &s->props[found - 1];
+    free(prop->bytes.data);
+    prop->bytes = (Buffer){0};
+    prop->bits = 0;
+    return prop;
+  }
+  strmap_put(&s->index, name, (void *)(uintptr_t)(s->count + 1));
   if (s->count == s->cap) {
     s->cap = s->cap ? s->cap * 2 : 8;
     s->props = xrealloc(s->props, s->cap * sizeof *s->props);
@@ -52,9 +58,8 @@ static Property *get_or_add_property(PropertySets *p, const char *set, const cha
 // The property just added, as it is (for a second field).
 static Property *get_or_add_property_keep(PropertySets *p, const char *set, const char *name) {
   PropertySet *s = get_or_add_set(p, set);
-  for (size_t i = 0; i < s->count; i++)
-    if (!strcmp(s->props[i].name, name)) return &s->props[i];
-  return get_or_add_property(p, set, name);
+  size_t found = find_property(s, name);
+  return found ? &s->props[found - 1] : get_or_add_property(p, set, name);
 }
 
 void propsets_add_u32(PropertySets *p, const char *set, const char *name, uint32_t value) {
@@ -89,22 +94,23 @@ uint64_t property_bit_count(const Property *prop) {
 
 const Property *propsets_find(const PropertySets *p, const char *set, const char *name) {
   const PropertySet *s = find_set(p, set);
-  if (!s) return NULL;
-  for (size_t i = 0; i < s->count; i++)
-    if (!strcmp(s->props[i].name, name)) return &s->props[i];
-  return NULL;
+  size_t found = s ? find_property(s, name) : 0;
+  return found ? &s->props[found - 1] : NULL;
 }
 
 void propsets_remove(PropertySets *p, const char *set, const char *name) {
   PropertySet *s = find_set(p, set);
-  for (size_t i = 0; s && i < s->count; i++)
-    if (!strcmp(s->props[i].name, name)) {
-      free(s->props[i].name);
-      free(s->props[i].bytes.data);
-      memmove(&s->props[i], &s->props[i + 1], (s->count - i - 1) * sizeof *s->props);
-      s->count--;
-      return;
-    }
+  size_t found = s ? find_property(s, name) : 0;
+  if (!found) return;
+  size_t i = found - 1;
+  free(s->props[i].name);
+  free(s->props[i].bytes.data);
+  memmove(&s->props[i], &s->props[i + 1], (s->count - i - 1) * sizeof *s->props);
+  s->count--;
+  // The ones after it moved: the index is built again (removing is rare, adding is not).
+  strmap_free(&s->index);
+  for (size_t k = 0; k < s->count; k++)
+    strmap_put(&s->index, s->props[k].name, (void *)(uintptr_t)(k + 1));
 }
 
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set) {
@@ -120,8 +126,10 @@ void propsets_free(PropertySets *p) {
     }
     free(s->props);
     free(s->name);
+    strmap_free(&s->index);
   }
   free(p->sets);
+  strmap_free(&p->index);
   *p = (PropertySets){0};
 }
 
@@ -232,10 +240,37 @@ int base64_decode_intel(const char *text, size_t len, Buffer *out) {
 // properties in std::map, so both are written sorted by name, compactly.
 //
 
+// The length of the valid UTF-8 sequence at S (1 to 4), or 0: a stray continuation byte, an
+// overlong form, a surrogate, a code point past U+10FFFF, a cut sequence.
+static size_t utf8_sequence(const unsigned char *s) {
+  unsigned char c = s[0];
+  size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+  if (!n || c > 0xf4) return 0;
+  for (size_t i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0; // (the NUL that ends S stops here too)
+  if (c == 0xe0 && s[1] < 0xa0) return 0; // overlong
+  if (c == 0xed && s[1] >= 0xa0) return 0; // a surrogate
+  if (c == 0xf0 && s[1] < 0x90) return 0; // overlong
+  if (c == 0xf4 && s[1] >= 0x90) return 0; // past U+10FFFF
+  return n;
+}
+
+// A JSON string is valid UTF-8 (RFC 8259): names are bytes (a sycl-unique-id may hold 0xFF),
+// so each byte that is not part of a valid sequence becomes U+FFFD, as llvm::json writes it
+// (fixUTF8). Control bytes are escaped.
 static void json_append_string(Buffer *b, const char *s) {
   buffer_append(b, "\"", 1);
   for (; *s; s++) {
     unsigned char c = *s;
+    if (c >= 0x80) {
+      size_t n = utf8_sequence((const unsigned char *)s);
+      if (n)
+        buffer_append(b, s, n);
+      else
+        buffer_append(b, "\\ufffd", 6);
+      s += n ? n - 1 : 0;
+      continue;
+    }
     char esc[8];
     const char *e = NULL;
     switch (c) {
@@ -498,7 +533,54 @@ int propsets_from_json(const char *json, PropertySets *out, char **errmsg) {
 // intel's .prop text (llvm/Support/PropertySetIO in intel/llvm)
 //
 
-char *propsets_to_prop(const PropertySets *p) {
+// intel's reader (PropertySetIO) has no escapes: it reads a line per property and splits it
+// at the first '=' and the first '|' after it, a line starting with '[' is a set. A name it
+// would read back otherwise (a line break, '=', a leading '[', an empty one) cannot be
+// written; '|' and spaces in a name are read back whole. NULL if NAME is fine, else why.
+static const char *prop_name_problem(const char *name, bool is_set) {
+  if (strchr(name, '\n')) return "a line break";
+  if (is_set) return NULL;
+  if (!*name) return "an empty name";
+  if (strchr(name, '=')) return "'=' (the reader splits the line there)";
+  if (name[0] == '[') return "a leading '[' (the reader takes it for a set)";
+  return NULL;
+}
+
+// NAME for a message: line breaks and other control bytes as \n, \xNN. Malloc'd.
+static char *printable_name(const char *name) {
+  Buffer b = {0};
+  for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+    char esc[8];
+    if (*c == '\n')
+      buffer_append(&b, "\\n", 2);
+    else if (*c < 0x20 || *c == 0x7f)
+      buffer_append(&b, esc, (size_t)snprintf(esc, sizeof esc, "\\x%02x", *c));
+    else
+      buffer_append(&b, c, 1);
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+char *propsets_to_prop(const PropertySets *p, char **errmsg) {
+  for (size_t i = 0; i < p->count; i++) {
+    const PropertySet *s = &p->sets[i];
+    const char *why = prop_name_problem(s->name, true);
+    for (size_t j = 0; !why && j < s->count; j++) {
+      if (!(why = prop_name_problem(s->props[j].name, false))) continue;
+      char *name = printable_name(s->props[j].name);
+      *errmsg = format("property '%s' of [%s] cannot be written as .prop text: its name holds %s",
+                       name, s->name, why);
+      free(name);
+      return NULL;
+    }
+    if (why) {
+      char *name = printable_name(s->name);
+      *errmsg = format("set [%s] cannot be written as .prop text: its name holds %s", name, why);
+      free(name);
+      return NULL;
+    }
+  }
   Buffer b = {0};
   for (size_t i = 0; i < p->count; i++) {
     const PropertySet *s = &p->sets[i];
@@ -647,4 +729,6 @@ static int compare_intel_order(const void *a, const void *b) {
 
 void propsets_order_as_intel(PropertySets *p) {
   if (p->count) qsort(p->sets, p->count, sizeof *p->sets, compare_intel_order);
+  for (size_t i = 0; i < p->count; i++) // the sets moved
+    strmap_put(&p->index, p->sets[i].name, (void *)(uintptr_t)(i + 1));
 }

@@ -325,13 +325,18 @@ static void facts_one(void *arg, size_t i) {
   if (job->cache) {
     char content[CACHE_KEY_SIZE];
     cache_content_key(in->data, in->size, content);
-    cache_derived_key("facts v3", content, key);
+    cache_derived_key("facts v4", content, key); // v4: declared aspects; verified modules only
     if (load_facts(job->cache, key, &job->modules[i])) return;
   }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   reading_input_begin(in->origin, "bitcode");
-  int unreadable = module_parse(ctx, in->data, in->size, in->origin, false, &m, &job->errors[i]);
+  // The first stage that reads an image (unless the split stage did): LLVM's verifier runs
+  // here, before any pass does; its cache entry stands for verified bytes.
+  int unreadable =
+      in->verified
+          ? module_parse(ctx, in->data, in->size, in->origin, false, &m, &job->errors[i])
+          : module_parse_verified(ctx, in->data, in->size, in->origin, &m, &job->errors[i]);
   reading_input_end();
   if (!unreadable) {
     read_facts(m, &job->modules[i]);

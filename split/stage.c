@@ -12,7 +12,7 @@ int split_bitcode(const uint8_t *data, size_t size, const char *name, const Spli
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   reading_input_begin(name, "bitcode");
-  int status = module_parse(ctx, data, size, name, false, &m, errmsg);
+  int status = module_parse_verified(ctx, data, size, name, &m, errmsg);
   reading_input_end();
   if (status == 0 && module_is_split(m)) {
     *already_split = true;
@@ -74,7 +74,7 @@ typedef struct {
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v6");
+  cache_hash_tool(&h, "split v7"); // v7: entries only for verified modules
   char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
                          o->canonical_triple);
   cache_hash_string(&h, options);
@@ -190,6 +190,9 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
   parallel_for(num_todo, jobs, split_one, &stage);
   for (size_t t = 0; t < num_todo; t++) {
     if (batch[t].error) error(batch[t].input->origin, "%s", batch[t].error);
+    // An image left as it is was read whole and verified here (or by the link that wrote
+    // its cache entry): the facts stage reads it without verifying again.
+    if (!batch[t].split) inputs->items[todo[t]].verified = true;
     work[todo[t]] = batch[t];
   }
   free(batch);

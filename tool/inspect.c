@@ -76,9 +76,9 @@ static void image_symbols(const InputImage *image, StringList *out) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   char *why;
-  // Lazily: the function list needs no bodies (LLVM may read more of it until it is gone).
+  // Whole and verified, as a link reads it: inspect says what a link would make of it.
   reading_input_begin(image->origin, "bitcode");
-  if (module_parse(ctx, image->data, image->size, image->origin, true, &m, &why))
+  if (module_parse_verified(ctx, image->data, image->size, image->origin, &m, &why))
     fatal(image->origin, "%s", why);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f) && is_kernel(f)) {
@@ -286,7 +286,9 @@ static void print_prop_text(const InputSet *inputs) {
     PropertySets p;
     image_properties(&inputs->items[i], &p);
     propsets_order_as_intel(&p);
-    char *text = propsets_to_prop(&p);
+    char *why;
+    char *text = propsets_to_prop(&p, &why);
+    if (!text) fatal(inputs->items[i].origin, "%s", why);
     if (inputs->count > 1) printf("# %s\n", inputs->items[i].origin);
     fputs(text, stdout);
     free(text);
@@ -378,6 +380,10 @@ int inspect_main(int argc, char **argv) {
   // Every file is read before anything is printed, so a bad one leaves no partial output.
   InputSet inputs = {0};
   size_t *first_image = xcalloc(files.count, sizeof *first_image);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < files.count; i++)
+    bytes += file_size(files.items[i]);
+  read_memory_ceiling_begin(bytes); // the whole command reads inputs
   for (size_t i = 0; i < files.count; i++) {
     first_image[i] = inputs.count;
     read_input_file(&inputs, files.items[i], false);

@@ -428,6 +428,15 @@ static int run_link(LinkOptions *o) {
   }
   double start = now_seconds();
 
+  // Until the facts stage has verified every module, LLVM reads untrusted bytes: a malformed
+  // count in a small module must not take the machine's memory (read_memory_ceiling_begin).
+  uint64_t input_bytes = 0;
+  for (size_t i = 0; i < o->inputs.count; i++)
+    input_bytes += file_size(o->inputs.items[i]);
+  for (size_t i = 0; i < o->device_libs.count; i++)
+    input_bytes += file_size(o->device_libs.items[i]);
+  read_memory_ceiling_begin(input_bytes);
+
   // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
   InputSet inputs = {.for_link = true};
   STAGE("input", {
@@ -463,6 +472,7 @@ static int run_link(LinkOptions *o) {
   ProgramFacts *program;
   STAGE("facts", program = program_facts(&inputs, cachep, o->jobs));
   if (!o->full_lto) STAGE("regroup", program_regroup(&inputs, program, &o->split, o->jobs));
+  read_memory_ceiling_end(); // the modules are verified: the rest may take what it needs
   // What the link needs of the files is in the images now (host code is not).
   release_file_bytes(&inputs, files_read);
   release_free_memory();

@@ -323,7 +323,9 @@ static bool object_has_device_code(const char *origin, const uint8_t *data, size
 
 static bool file_has_device_code(const char *path) {
   Buffer file = {0};
-  if (read_file(path, &file)) return false; // the host linker says why
+  int rc = read_file(path, &file);
+  if (rc == -EFBIG) error(path, "%s", read_error_text(rc)); // the host linker would read it
+  if (rc) return false;                                      // the host linker says why
   bool found = false;
   if (is_archive(file.data, file.size)) {
     ArchiveMember *members;
@@ -472,7 +474,9 @@ static int rewrite_host_bitcode(WrapperOptions *o, const char *prefix, StringLis
       continue;
     }
     Buffer in = {0};
-    if (!file_is_bitcode(a) || read_file(a, &in)) continue;
+    int rc = file_is_bitcode(a) ? read_file(a, &in) : -ENOENT;
+    if (rc == -EFBIG) error(a, "%s", read_error_text(rc));
+    if (rc) continue;
     const char *slash = strrchr(a, '/');
     char *base = format("%shost%d-%s", prefix, n++, slash ? slash + 1 : a);
     char *bitcode = format("%s.bc", base), *device = format("%s.offload", base);

@@ -2,6 +2,9 @@
 // The stages themselves live in driver.c and the files it calls.
 #include "tool/tool.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,9 +43,29 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
+// A standard descriptor the parent left closed is opened on /dev/null before anything else:
+// otherwise the first file we open becomes fd 0, 1 or 2, and what is written "to stderr"
+// lands in it (an error message went into a ThinLTO temporary file).
+static void open_standard_descriptors(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened >= 0 && opened != fd) {
+      dup2(opened, fd);
+      close(opened);
+    }
+  }
+}
+
 static int run(int argc, char **argv) {
+  open_standard_descriptors();
+  // A file size limit (ulimit -f) makes a write fail with EFBIG, reported with the file's
+  // name and cleaned up like any failed write, instead of killing us by SIGXFSZ. Children
+  // started by run_tool get the default back.
+  signal(SIGXFSZ, SIG_IGN);
   install_signal_cleanup();  // a signal or a crash removes what the command has written
   bridge_handle_bad_alloc(); // before any fork: the spawner and its workers inherit it
+  input_size_limit_init();   // a malformed SYCL_THINLTO_MAX_INPUT_SIZE fails every command
   const char *self = base_name(argv[0]);
   expand_response_files(&argc, &argv); // @FILE, for every command and name
   // --version on every command and under every name (argv[1] is the command or an option).

@@ -226,7 +226,7 @@ static char *output_prefix(const char *output) {
 static void read_input(const char *path, Buffer *out) {
   if (strcmp(path, "-")) {
     int rc = read_file(path, out);
-    if (rc < 0) fatal(path, "%s", strerror(-rc));
+    if (rc < 0) fatal(path, "%s", read_error_text(rc));
     return;
   }
   *out = (Buffer){0};
@@ -237,20 +237,32 @@ static void read_input(const char *path, Buffer *out) {
     if (n < 0) fatal("<stdin>", "%s", strerror(errno));
     if (n == 0) break;
     buffer_append(out, chunk, (size_t)n);
+    if (out->size > input_size_limit()) fatal("<stdin>", "%s", read_error_text(-EFBIG));
   }
 }
 
 // Bitcode or LLVM assembly, as sycl-post-link's parseIRFile reads either.
 static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buffer *in) {
+  LLVMModuleRef m;
+  char *why = NULL;
+  // Bitcode is verified between reading its bodies and the reader's own checks; assembly
+  // after parsing (LLVM's parser verifies nothing, unless the module has debug info).
+  if (is_llvm_bitcode(in->data, in->size)) {
+    reading_input_begin(name, "bitcode");
+    int unreadable = module_parse_verified(ctx, in->data, in->size, name, &m, &why);
+    reading_input_end();
+    if (unreadable) fatal(name, "%s", why);
+    return m;
+  }
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
       in->size ? (const char *)in->data : "", in->size, name);
-  LLVMModuleRef m;
   char *msg = NULL;
-  reading_input_begin(name, is_llvm_bitcode(in->data, in->size) ? "bitcode" : "IR");
+  reading_input_begin(name, "IR");
   LLVMBool unreadable = LLVMParseIRInContext(ctx, buf, &m, &msg); // takes the buffer over
+  if (!unreadable && module_verify(m, &why)) unreadable = true;
   reading_input_end();
   if (unreadable) {
-    char *why = xstrdup(msg ? msg : "unreadable module");
+    if (!why) why = xstrdup(msg ? msg : "unreadable module");
     LLVMDisposeMessage(msg);
     fatal(name, "%s", why);
   }
@@ -476,8 +488,9 @@ static int entry_opt_level(LLVMModuleRef m, const StringList *entries) {
 // How the front marks a module it made (ModuleKind), for its properties.
 typedef enum { MODULE_PLAIN, MODULE_DUMMY, MODULE_SPEC_DEFAULTS } ModuleKind;
 
+// NULL, with *errmsg, for a name intel's .prop reader could not read back.
 static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image,
-                             ModuleKind kind, const char *target) {
+                             ModuleKind kind, const char *target, char **errmsg) {
   PostLink *p = o->p;
   PropertyInputs in = {.kernels = &image->kernels,
                        .exported = &image->exported,
@@ -503,7 +516,7 @@ static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *imag
   if (kind == MODULE_SPEC_DEFAULTS)
     propsets_add_u32(&sets, "SYCL/misc properties", "specConstsReplacedWithDefault", 1);
   propsets_order_as_intel(&sets);
-  char *text = propsets_to_prop(&sets);
+  char *text = propsets_to_prop(&sets, errmsg);
   propsets_free(&sets);
   return text;
 }
@@ -556,8 +569,8 @@ static int write_row(Outputs *o, LLVMModuleRef m, LLVMModuleRef props_from,
     if (p->properties) {
       prop = *target ? format("%s_%s_%zu.prop", p->prefix, target, n)
                      : format("%s_%zu.prop", p->prefix, n);
-      char *text = properties_text(o, props_from, image, kind, target);
-      rc = write_output(o, prop, text, strlen(text), errmsg);
+      char *text = properties_text(o, props_from, image, kind, target, errmsg);
+      rc = text ? write_output(o, prop, text, strlen(text), errmsg) : -1;
       free(text);
     }
     char *row = format("%s%s%s%s%s\n", code, prop ? "|" : "", prop ? prop : "", sym ? "|" : "",
@@ -671,7 +684,9 @@ int post_link_main(int argc, char **argv) {
   Buffer input;
   read_input(p.input, &input);
   LLVMContextRef ctx = context_create();
+  read_memory_ceiling_begin(input.size);
   LLVMModuleRef m = parse_input(ctx, name, &input);
+  read_memory_ceiling_end();
   free(input.data);
   LLVMValueRef esimd = p.esimd_option ? esimd_function(m) : NULL;
   if (esimd)

@@ -216,6 +216,7 @@ int split_main(int argc, char **argv) {
   Buffer file = {0};
   int rc = read_file(c.input, &file);
   if (rc < 0) fatal(c.input, "%s", read_error_text(rc));
+  read_memory_ceiling_begin(file.size); // the command reads and splits its input
 
   Buffer out = {0};
   OffloadEntry *entries = NULL;

@@ -122,12 +122,14 @@ int register_host_main(int argc, char **argv) {
   if (!output) fatal(NULL, "no output file; use -o <file>");
   Buffer in = {0};
   int rc = read_file(input, &in);
-  if (rc) fatal(input, "%s", strerror(-rc));
+  if (rc) fatal(input, "%s", read_error_text(rc));
   Buffer out;
   size_t registered;
   char *why;
+  read_memory_ceiling_begin(in.size);
   if (register_host_bitcode(in.data, in.size, input, &out, &registered, &why))
     fatal(input, "%s", why);
+  read_memory_ceiling_end();
   if ((rc = write_file_atomic(output, out.data, out.size)))
     fatal(output, "cannot write output: %s", strerror(-rc));
   note("%s: %zu variable(s) registered", input, registered);

@@ -210,7 +210,7 @@ int register_host_bitcode(const uint8_t *data, size_t size, const char *name, Bu
   }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
-  int rc = module_parse(ctx, data, size, name, false, &m, errmsg);
+  int rc = module_parse_verified(ctx, data, size, name, &m, errmsg);
   reading_input_end();
   if (!rc) rc = register_host_objects(m, registered, errmsg);
   if (!rc && !*registered) {

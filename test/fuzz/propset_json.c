@@ -35,15 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (propsets_from_json(json, &again, &errmsg)) abort();
   char *json2 = propsets_to_json(&again);
   if (strcmp(json, json2)) abort();
-  if (prop_can_say(&p)) {
-    char *prop = propsets_to_prop(&p);
+  char *prop = propsets_to_prop(&p, &errmsg); // refused exactly where .prop cannot say it
+  if (!prop != !prop_can_say(&p) && p.count) abort();
+  if (!prop) free(errmsg);
+  if (prop && p.count) {
     if (propsets_from_prop(prop, &via_prop, &errmsg)) abort();
     char *json3 = propsets_to_json(&via_prop);
     if (strcmp(json, json3)) abort();
     free(json3);
-    free(prop);
     propsets_free(&via_prop);
   }
+  free(prop);
   propsets_order_as_intel(&p);
   free(json2);
   free(json);

@@ -17,9 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(text);
     return 0;
   }
-  char *prop = propsets_to_prop(&p);
-  if (propsets_from_prop(prop, &again, &errmsg)) abort();
-  char *prop2 = propsets_to_prop(&again);
+  char *prop = propsets_to_prop(&p, &errmsg); // what was read can be written
+  if (!prop || propsets_from_prop(prop, &again, &errmsg)) abort();
+  char *prop2 = propsets_to_prop(&again, &errmsg);
+  if (!prop2) abort();
   if (strcmp(prop, prop2)) abort();
   char *json = propsets_to_json(&p);
   if (propsets_from_json(json, &via_json, &errmsg)) abort();

@@ -8,11 +8,25 @@ set -u
 build=$1 seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-targets=${*:-offload_binary elf_section archive input propset_json propset_prop cache_entry}
+targets=${*:-offload_binary elf_section archive input propset_json propset_prop cache_entry commands}
 runs=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
 status=0
 printf '%-15s %12s %8s %9s %7s  %s\n' target executions seconds exec/s corpus result
 for t in $targets; do
+  if [ "$t" = commands ]; then
+    # Not libFuzzer: the whole commands of SYCL_THINLTO (an ordinary build), mutated inputs
+    # from corpus/input and corpus/commands, one process a run (commands.py).
+    log=$build/fuzz/commands.log
+    mkdir -p "$build/fuzz"
+    start=$(date +%s)
+    python3 "$here/commands.py" fuzz "${SYCL_THINLTO:-build/bin/sycl-thinlto}" "$seconds" \
+      "$build/fuzz/commands" >"$log" 2>&1
+    rc=$?
+    runs=$(sed -n 's/^commands: \([0-9]*\) runs.*/\1/p' "$log")
+    if [ $rc -eq 0 ]; then result=ok; else result="FOUND: $build/fuzz/commands/findings, see $log"; status=1; fi
+    printf '%-15s %12s %8s %9s %7s  %s\n' commands "${runs:-?}" "$(($(date +%s) - start))" - - "$result"
+    continue
+  fi
   work=$build/fuzz/corpus/$t findings=$build/fuzz/findings/$t log=$build/fuzz/$t.log
   mkdir -p "$work" "$findings"
   # -close_fd_mask=2 silences the targets' own error messages (the tool's errors for the

@@ -27,3 +27,13 @@ if os.path.exists("/etc/OpenCL/vendors/pocl.icd"):
 # Sanitizer builds: `REQUIRES: asan` for tests of what only they can check (leaks.test).
 if getattr(config, "sanitize", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
+# Root in a private mount namespace (unshare -m): tests that need a small, full file system
+# mount a tmpfs there (`REQUIRES: mount`); nothing outside the test sees it.
+import subprocess
+try:
+    if subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4k tmpfs /mnt"],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                      timeout=20).returncode == 0:
+        config.available_features.add("mount")
+except (OSError, subprocess.SubprocessError):
+    pass

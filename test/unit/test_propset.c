@@ -106,7 +106,8 @@ static void test_building(void) {
 static void test_prop_text(void) {
   PropertySets p = {0};
   sample(&p);
-  char *text = propsets_to_prop(&p);
+  char *why = NULL;
+  char *text = propsets_to_prop(&p, &why);
   const char *expected =
       "[SYCL/devicelib req mask]\n"
       "DeviceLibReqMask=1|34\n"
@@ -125,7 +126,7 @@ static void test_prop_text(void) {
   char *err = NULL;
   check(!propsets_from_prop(text, &back, &err) && same_sets(&p, &back),
         ".prop text reads back to the same sets");
-  char *again = propsets_to_prop(&back);
+  char *again = propsets_to_prop(&back, &why);
   check(!strcmp(again, text), ".prop text: write, read, write is byte-identical");
   free(again);
   propsets_free(&back);

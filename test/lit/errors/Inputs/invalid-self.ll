@@ -1,0 +1,15 @@
+; Invalid IR that llvm-as accepts with -disable-verify (LLVM's verifier rejects it): an instruction that uses itself.
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spirv64-unknown-unknown"
+
+define spir_kernel void @_ZTS2K1(ptr addrspace(1) %p) {
+  %v = call spir_func i32 @helper(i32 1)
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}
+
+define spir_func i32 @helper(i32 %x) {
+  %c = icmp eq i32 %x, 0
+  %s = select i1 %c, i32 %x, i32 %s
+  ret i32 %s
+}
