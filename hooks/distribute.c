@@ -203,8 +203,19 @@ char *distributor_resolve(const char *program, char **errmsg) {
       if (!p[n]) break;
       p += n + 1;
     }
+    char self[PATH_MAX]; // else beside this tool, where sycl-thinlto-local and -slurm are
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (!found && n > 0) {
+      self[n] = 0;
+      *strrchr(self, '/') = 0;
+      found = format("%s/%s", self, program);
+      if (access(found, F_OK) != 0) {
+        free(found);
+        found = NULL;
+      }
+    }
     if (!found) {
-      *errmsg = format("distributor not found on PATH");
+      *errmsg = format("distributor not found on PATH or beside %s", TOOL_NAME);
       return NULL;
     }
   }
@@ -405,7 +416,7 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
       char *how = WIFSIGNALED(status) ? format("was killed by signal %d (%s)", WTERMSIG(status),
                                                strsignal(WTERMSIG(status)))
                                       : format("exited with status %d", WEXITSTATUS(status));
-      *errmsg = format("distributor %s %s on %s%s%s", opts->distributor, how, list,
+      *errmsg = format("the distributor %s on %s%s%s", how, list,
                        *tail ? "; its output:\n" : "", tail);
       free(how);
       free(tail);
@@ -619,7 +630,7 @@ static Buffer lines_text(const StringList *l) {
 // Test-only faults, with SYCL_THINLTO_JOB_FAULT_TEST a comma-separated list of KIND:NAME, NAME
 // found in the job's bitcode: kill (the job is killed), kill-once (killed the first time only:
 // OUT.fault marks it), damage (its SPIR-V changes after the result is written), empty (an empty
-// SPIR-V file).
+// SPIR-V file), sleep (it waits to be cancelled).
 static bool fault_requested(const Buffer *bitcode, const char *kind) {
   const char *test = getenv("SYCL_THINLTO_JOB_FAULT_TEST");
   size_t n = strlen(kind);
@@ -670,10 +681,12 @@ int backend_job_main(const char *meta_path, const char *bitcode_path, const char
   if (parse_spec(meta, &spec)) fatal(meta_path, "not an image spec of this version");
   free(meta);
   if ((rc = read_file(bitcode_path, &bitcode))) fatal(bitcode_path, "%s", read_error_text(rc));
-  if (fault_requested(&bitcode, "kill") || (fault_requested(&bitcode, "kill-once") && first_time(&job))) {
+  if (fault_requested(&bitcode, "kill") ||
+      (fault_requested(&bitcode, "kill-once") && first_time(&job))) {
     fprintf(stderr, "job fault test: killing the job\n");
     raise(SIGKILL);
   }
+  if (fault_requested(&bitcode, "sleep")) sleep(120); // until cancelled
 
   // Finalization, the symbol table, properties: hooks/backend.c, as in the link.
   LLVMContextRef ctx = context_create();

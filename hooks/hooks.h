@@ -169,7 +169,7 @@ Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
 // link writes each job's files, a job list in DTLTO's JSON layout, runs the distributor on it
 // and reads every job's outputs back. Runs on the calling thread except where it says.
 typedef struct Distribution Distribution;
-// PROGRAM found on PATH (unless it has a '/'), an executable regular file: its absolute path
+// PROGRAM found on PATH, else beside this tool (unless it has a /), an executable regular file: its absolute path
 // (malloc'd), or NULL with *errmsg.
 char *distributor_resolve(const char *program, char **errmsg);
 // Makes OPTS->jobs_dir (removed on failure, and at close unless OPTS->keep_jobs).
