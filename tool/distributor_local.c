@@ -27,7 +27,8 @@ static const char local_usage[] =
     "  -j <n>, --jobs=<n>   jobs at a time (default: $SLURM_CPUS_PER_TASK, else every core)\n"
     "  --share=<k>/<n>      only the jobs i with i % n == k (0 <= k < n)\n"
     "  --share=slurm        the share of this Slurm task: $SLURM_PROCID/$SLURM_NTASKS\n"
-    "  --count              print how many jobs the list holds, run none\n";
+    "  --count              print how many jobs the list holds, run none\n"
+    "With --share it prints \"share K/N: ran J job(s)\" on stdout at the end.\n";
 
 //
 // Just enough JSON for a job list: objects, arrays, strings; other values are skipped.
@@ -252,7 +253,7 @@ static int parse_share(const char *v, unsigned *k, unsigned *n) {
 int distribute_local_main(int argc, char **argv) {
   int jobs = 0;
   unsigned share = 0, shares = 1;
-  bool count_only = false;
+  bool count_only = false, shared = false;
   const char *list = NULL, *v;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -268,6 +269,7 @@ int distribute_local_main(int argc, char **argv) {
     } else if ((v = option_value(argc, argv, &i, a, "share"))) {
       if (parse_share(v, &share, &shares))
         fatal(NULL, "--share: expected K/N with 0 <= K < N, or slurm; not '%s'", v);
+      shared = true;
     } else if (!strcmp(a, "--count")) {
       count_only = true;
     } else if (a[0] == '-') {
@@ -342,5 +344,7 @@ int distribute_local_main(int argc, char **argv) {
       }
   }
   free(run);
+  // A share's end, for the Slurm distributor: it tells a step Slurm ran from one it did not.
+  if (shared) printf("share %u/%u: ran %zu job(s)\n", share, shares, mine);
   return 0;
 }
