@@ -71,6 +71,9 @@ void remove_failure_paths(void); // exit_failure()'s
 // base/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
 void track_child(int pid);
 void untrack_child(int pid);
+// In a forked child that is a process of its own (not exec'd): its parent's children are not
+// its own to end.
+void forget_children(void);
 // base/cleanup.c: on SIGINT, SIGTERM or SIGHUP (unless ignored at start) the children get the
 // signal (SIGKILL after 2 s), the paths are removed, and the process ends by the signal.
 // Installed first thing in main; a child forked from us that is not us (the spawner)
