@@ -58,8 +58,7 @@ static void find_kernels(LLVMValueRef v, StringList *kernels, StrMap *seen) {
     const char *name = LLVMGetValueName2(fn, &len);
     if (strmap_get(seen, name)) continue;
     strmap_put(seen, name, (void *)1);
-    if (LLVMIsAFunction(fn) && is_kernel(fn))
-      strlist_push(kernels, xstrndup(name, len));
+    if (LLVMIsAFunction(fn) && is_kernel(fn)) strlist_push(kernels, xstrndup(name, len));
     find_kernels(fn, kernels, seen);
   }
 }

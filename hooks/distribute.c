@@ -158,8 +158,9 @@ static int parse_spec(const char *text, ImageSpec *spec) {
     else if ((v = value_of(line, "allowed-import")))
       strlist_push(&spec->allowed_imports, xstrdup(v));
     else if ((v = value_of(line, "flags")) &&
-             sscanf(v, "allow-dependencies=%d dummy-image=%d opt-level=%d property-opt-level=%d "
-                       "validate=%d",
+             sscanf(v,
+                    "allow-dependencies=%d dummy-image=%d opt-level=%d property-opt-level=%d "
+                    "validate=%d",
                     &deps, &dummy, &spec->opt_level, &spec->property_opt_level, &validate) == 5) {
       spec->allow_dependencies = deps, spec->dummy_image = dummy, spec->validate = validate;
       have_flags = true;
@@ -183,7 +184,8 @@ static char *image_path(const Distribution *d, size_t image, const char *suffix)
 static char *absolute(const char *path) {
   if (path[0] == '/') return xstrdup(path);
   char cwd[PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd)) fatal(NULL, "cannot find the current directory: %s", strerror(errno));
+  if (!getcwd(cwd, sizeof cwd))
+    fatal(NULL, "cannot find the current directory: %s", strerror(errno));
   return format("%s/%s", cwd, path);
 }
 
@@ -222,7 +224,7 @@ char *distributor_resolve(const char *program, char **errmsg) {
   struct stat st;
   if (stat(found, &st) < 0 || !S_ISREG(st.st_mode) || access(found, X_OK) < 0) {
     *errmsg = format("distributor is not an executable file: %s",
-                     stat(found, &st) < 0 ? strerror(errno)
+                     stat(found, &st) < 0   ? strerror(errno)
                      : !S_ISREG(st.st_mode) ? "not a regular file"
                                             : strerror(EACCES));
     free(found);
@@ -416,8 +418,8 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
       char *how = WIFSIGNALED(status) ? format("was killed by signal %d (%s)", WTERMSIG(status),
                                                strsignal(WTERMSIG(status)))
                                       : format("exited with status %d", WEXITSTATUS(status));
-      *errmsg = format("the distributor %s on %s%s%s", how, list,
-                       *tail ? "; its output:\n" : "", tail);
+      *errmsg =
+          format("the distributor %s on %s%s%s", how, list, *tail ? "; its output:\n" : "", tail);
       free(how);
       free(tail);
       rc = -1;
@@ -602,8 +604,8 @@ static int write_error_result(const BackendJob *job, const char *message, bool w
   append_line(&b, result_magic, NULL);
   append_line(&b, "status", "error");
   char *kernels = strlist_join(&job->symbols, " ");
-  char *full = with_kernels ? format("%s\n>>> image kernels: %s", message, kernels)
-                            : xstrdup(message);
+  char *full =
+      with_kernels ? format("%s\n>>> image kernels: %s", message, kernels) : xstrdup(message);
   append_line(&b, "message", full);
   append_line(&b, "end", NULL);
   free(full);

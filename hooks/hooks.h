@@ -144,14 +144,14 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
 // hooks/backend.c: what an image's backend needs besides its completed module, the same
 // whether the link runs it or a distributed job does (which reads it from a file).
 typedef struct {
-  char *module_id;          // the module's name as the link parsed it
-  StringList entry_points;  // what finalization keeps external
-  StringList exported;      // SYCL_EXTERNAL definitions it prevails for (properties)
-  bool allow_dependencies;  // --allow-device-image-dependencies
-  bool dummy_image;         // a set's dummy image (seed 002)
-  int opt_level;            // finalization's: HookOptions.opt_level
-  int property_opt_level;   // the optLevel property: the module's own level where known
-  bool validate;            // spirv-val on the SPIR-V
+  char *module_id;            // the module's name as the link parsed it
+  StringList entry_points;    // what finalization keeps external
+  StringList exported;        // SYCL_EXTERNAL definitions it prevails for (properties)
+  bool allow_dependencies;    // --allow-device-image-dependencies
+  bool dummy_image;           // a set's dummy image (seed 002)
+  int opt_level;              // finalization's: HookOptions.opt_level
+  int property_opt_level;     // the optLevel property: the module's own level where known
+  bool validate;              // spirv-val on the SPIR-V
   StringList allowed_imports; // a job's: the functions of the link's sets (seed 002)
 } ImageSpec;
 void image_spec_make(const LinkModule *lm, const HookOptions *opts, bool dummy_image,
@@ -169,8 +169,8 @@ Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
 // link writes each job's files, a job list in DTLTO's JSON layout, runs the distributor on it
 // and reads every job's outputs back. Runs on the calling thread except where it says.
 typedef struct Distribution Distribution;
-// PROGRAM found on PATH, else beside this tool (unless it has a /), an executable regular file: its absolute path
-// (malloc'd), or NULL with *errmsg.
+// PROGRAM found on PATH, else beside this tool (unless it has a /), an executable regular file: its
+// absolute path (malloc'd), or NULL with *errmsg.
 char *distributor_resolve(const char *program, char **errmsg);
 // Makes OPTS->jobs_dir (removed on failure, and at close unless OPTS->keep_jobs).
 Distribution *distribution_open(const HookOptions *opts, const char *linker_output);
