@@ -74,6 +74,9 @@ void remove_failure_paths(void); // exit_failure()'s
 // base/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
 void track_child(int pid);
 void untrack_child(int pid);
+// In a forked child that is a process of its own (not exec'd): its parent's children are not
+// its own to end.
+void forget_children(void);
 // base/cleanup.c: on SIGINT, SIGTERM or SIGHUP (unless ignored at start) the children get the
 // signal (SIGKILL after 2 s), the paths are removed, and the process ends by the signal.
 // Installed first thing in main; a child forked from us that is not us (the spawner)
@@ -154,7 +157,10 @@ void buffer_free(Buffer *b);
 // A mapped buffer's pages leave the process's resident set (the next read brings them back
 // from the page cache); any thread may read it meanwhile. Nothing for a malloc'd buffer.
 void buffer_drop_pages(const Buffer *b);
-// Writes PATH.tmp.PID.N then renames it over PATH: readers never see half a file. An
+// This host's name as part of a file name ('/' and '.' made '_'), for temporaries that links
+// on several hosts write into one shared directory.
+const char *host_name(void);
+// Writes PATH.tmp.HOST.PID.N then renames it over PATH: readers never see half a file. An
 // existing non-regular PATH (/dev/null, a FIFO) is written in place instead.
 int write_file_atomic(const char *path, const void *data, size_t size);
 // The same, written piece by piece: open, write (errors are kept), commit or abort. The

@@ -237,7 +237,9 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) 
 // fails; it is never written in place.
 static int write_entry(const char *path, const Buffer *b) {
   static atomic_uint serial;
-  char *tmp = format("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
+  // Unique across hosts: a cache on a shared file system has writers on several (issue 26).
+  char *tmp = format("%s.tmp.%s.%ld.%u", path, host_name(), (long)getpid(),
+                     atomic_fetch_add(&serial, 1));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666), rc = 0;
   if (fd < 0) {
     rc = -errno;
@@ -301,7 +303,7 @@ static int by_oldest(const void *a, const void *b) {
   return strcmp(x->path, y->path);
 }
 
-// A temporary (a name with a '.': ours "KIND-KEY.tmp.PID.N", libLTO's
+// A temporary (a name with a '.': ours "KIND-KEY.tmp.HOST.PID.N", libLTO's
 // "llvmcache-KEY.temp-stream-X") older than this was left by a link that was killed; a
 // younger one is being written by a concurrent link and is not touched.
 enum { STALE_TEMPORARY = 86400 };

@@ -144,6 +144,11 @@ void untrack_child(int pid) {
   }
 }
 
+void forget_children(void) {
+  for (int i = 0; i < MAX_CHILDREN; i++)
+    atomic_store(&children[i], 0);
+}
+
 // Gives every child SIG: a child of our own binary (the wrapper's device link) then cleans up
 // after itself, the spawner's workers die with the spawner.
 static void signal_children_now(int sig) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +165,20 @@ static int write_all(int fd, const void *data, size_t size) {
   return 0;
 }
 
+static char host[65];
+
+static void read_host_name(void) {
+  if (gethostname(host, sizeof host - 1) < 0 || !host[0]) strcpy(host, "host");
+  for (char *c = host; *c; c++) // it becomes part of file names
+    if (*c == '/' || *c == '.') *c = '_';
+}
+
+const char *host_name(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_host_name);
+  return host;
+}
+
 int atomic_open(AtomicFile *f, const char *path) {
   static atomic_uint serial; // distinct temporary names for concurrent writers of one path
   struct stat st;
@@ -173,7 +188,10 @@ int atomic_open(AtomicFile *f, const char *path) {
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     f->fd = open(path, O_WRONLY | O_TRUNC);
   } else {
-    f->tmp = format("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
+    // Host-unique too: a cache directory on a shared file system is written by links on
+    // several hosts, whose process ids may be the same (issue 26).
+    f->tmp = format("%s.tmp.%s.%ld.%u", path, host_name(), (long)getpid(),
+                    atomic_fetch_add(&serial, 1));
     f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (f->fd >= 0) remove_on_failure(f->tmp);
   }

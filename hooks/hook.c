@@ -23,6 +23,9 @@ typedef struct {
   char cache_key[CACHE_KEY_SIZE]; // with --cache-dir
   bool cache_hit;                 // the whole result came from the cache
   StringList looked_up;           // names completion searched: the cache entry's dependencies
+  bool sent;                      // --distributor: its job's inputs are written (distribute.c)
+  bool failed;                    // the distributor failed: reported once, not per image
+  char *job_failure;              // why its job's last run failed, if it did
 } HookJob;
 
 struct HookRun {
@@ -32,6 +35,7 @@ struct HookRun {
   const CompletionSources *sources;
   const HookOptions *opts;
   WorkerPool *pool;
+  Distribution *distribution; // --distributor: the images' backends are jobs
   HookJob *jobs;
   StrMap set_functions; // seed 002: the functions of the sets this link's images hold
   size_t *order;        // the images still to be made, in the order they begin
@@ -48,46 +52,6 @@ static void save_temp(const HookOptions *opts, size_t index, const char *suffix,
     warning(path, "cannot save temporary file");
   if (f) fclose(f);
   free(path);
-}
-
-// Which kernels reach V through any chain of uses; for "undefined symbol" messages.
-static void find_kernels(LLVMValueRef v, StringList *kernels, StrMap *seen) {
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    LLVMValueRef fn = NULL;
-    if (LLVMIsAInstruction(user)) {
-      fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(user));
-    } else if (LLVMIsAFunction(user) || LLVMIsAGlobalVariable(user)) {
-      fn = user;
-    } else {
-      find_kernels(user, kernels, seen); // a constant expression: follow its users
-      continue;
-    }
-    size_t len;
-    const char *name = LLVMGetValueName2(fn, &len);
-    if (strmap_get(seen, name)) continue;
-    strmap_put(seen, name, (void *)1);
-    if (LLVMIsAFunction(fn) && is_kernel(fn))
-      strlist_push(kernels, xstrndup(name, len));
-    find_kernels(fn, kernels, seen);
-  }
-}
-
-static void record_undefined_users(LLVMModuleRef m, HookJob *job) {
-  for (LLVMValueRef gv = first_global_object(m); gv; gv = next_global_object(gv)) {
-    if (!LLVMIsDeclaration(gv) || (LLVMIsAFunction(gv) && LLVMGetIntrinsicID(gv))) continue;
-    size_t len;
-    const char *name = LLVMGetValueName2(gv, &len);
-    if (is_builtin_name(name)) continue;
-    StringList kernels = {0};
-    StrMap seen = {0};
-    find_kernels(gv, &kernels, &seen);
-    char *users = strlist_join(&kernels, " ");
-    strlist_push(&job->undefined_users, format("%.*s\t%s", (int)len, name, users));
-    free(users);
-    strlist_free(&kernels);
-    strmap_free(&seen);
-  }
 }
 
 // --stats: ThinLTO's out-of-line imports (-avail-extern-to-local names them NAME.__uniq.ID),
@@ -193,6 +157,7 @@ static int check_undefined_imports(HookJob *job) {
 }
 
 // Takes ERRMSG (malloc'd) as the job's error, with the image's kernels: which image failed.
+// (A distributed job words its errors the same way: hooks/distribute.c.)
 static void fail_image(HookJob *job, char *errmsg) {
   char *kernels = strlist_join(&job->result->symbols, " ");
   char *shown = kernels_for_message(kernels);
@@ -214,6 +179,7 @@ static void after_codegen(void *arg, Buffer spirv, char *errmsg);
 static void check_work(uv_work_t *req);
 static void after_check(uv_work_t *req, int status);
 static void image_done(HookJob *job);
+static void job_written(HookJob *job);
 
 // Step 1, a worker thread, before any image is made: an unchanged image whose completion
 // would find the same definitions is not redone. Its key comes from the definitions index's
@@ -250,48 +216,36 @@ static int complete_image(HookJob *job, LLVMModuleRef m) {
 }
 
 // Step 3, thread pool: all but the entry points internalized, the symbol table and the
-// runtime's properties computed on the finalized module, the bitcode for codegen written.
+// runtime's properties computed on the finalized module, the bitcode for codegen written
+// (hooks/backend.c, which a distributed job runs too).
 static int finalize_image(HookJob *job, LLVMModuleRef m, double *step) {
   const HookRun *run = job->run;
   const LinkModule *lm = &run->r->modules[job->index];
-  StringList entry_points = {0};
-  for (size_t i = 0; i < lm->kernels.count; i++)
-    strlist_push(&entry_points, lm->kernels.items[i]);
-  if (run->opts->allow_dependencies)
-    for (size_t i = 0; i < lm->exported.count; i++)
-      strlist_push(&entry_points, lm->exported.items[i]);
-  for (size_t i = 0; i < lm->device_globals.count; i++)
-    strlist_push(&entry_points, lm->device_globals.items[i]);
-  for (size_t i = 0; i < lm->virtual_functions.count; i++) // a set image exports its set
-    strlist_push(&entry_points, lm->virtual_functions.items[i]);
-  int failed = finalize_module(m, &entry_points, run->opts->opt_level, &job->error);
-  free(entry_points.items); // the names belong to the module
-  if (failed) return -1;
-  *step = trace_step(job, "finalize", *step);
+  ImageSpec spec;
+  image_spec_make(lm, run->opts, is_dummy_image(lm->input, m), &spec);
+  int failed = finalize_image_module(m, &spec, &job->error);
+  if (!failed) {
+    *step = trace_step(job, "finalize", *step);
+    job->linked = describe_image(m, &spec, job->result, &job->undefined_users);
+    save_temp(run->opts, job->image, "linked.bc", &job->linked);
+  }
+  image_spec_free(&spec);
+  return failed ? -1 : 0;
+}
 
-  // The symbol table: the kernels that are really in the image, in module order.
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && is_kernel(f)) {
-      size_t len;
-      const char *name = LLVMGetValueName2(f, &len);
-      strlist_push(&job->result->symbols, xstrndup(name, len));
-    }
-  record_undefined_users(m, job);
-  // Runtime metadata, on the fully linked module (seed 003), by this job alone.
-  PropertyInputs props = {
-      .kernels = &job->result->symbols,
-      .exported = &lm->exported,
-      .allow_dependencies = run->opts->allow_dependencies,
-      .dummy_image = is_dummy_image(lm->input, m),
-      .opt_level = lm->opt_level >= 0 ? lm->opt_level : run->opts->opt_level,
-      .emit_program_metadata = run->opts->emit_program_metadata,
-      .emit_kernel_names = run->opts->emit_kernel_names,
-  };
-  compute_properties(m, &props, &job->result->properties);
-  decorate_host_access(m);
-  job->linked = module_write(m);
-  save_temp(run->opts, job->image, "linked.bc", &job->linked);
-  return 0;
+// Step 3 with --distributor, thread pool: the completed module and what finalization needs go
+// to files, for a job that finalizes, emits and checks the image elsewhere (distribute.c).
+static void write_job(HookJob *job, LLVMModuleRef m) {
+  const HookRun *run = job->run;
+  const LinkModule *lm = &run->r->modules[job->index];
+  ImageSpec spec;
+  image_spec_make(lm, run->opts, is_dummy_image(lm->input, m), &spec);
+  for (size_t i = 0; i < run->set_functions.cap; i++)
+    if (run->set_functions.keys[i])
+      strlist_push(&spec.allowed_imports, xstrdup(run->set_functions.keys[i]));
+  if (!distribution_write_job(run->distribution, job->image, m, &spec, &job->error))
+    job->sent = true;
+  image_spec_free(&spec);
 }
 
 // Thread pool: steps 2 and 3 on one image, in a context of its own.
@@ -310,7 +264,10 @@ static void complete_and_finalize(uv_work_t *req) {
   if (!unreadable) {
     if (!complete_image(job, m)) {
       step = trace_step(job, "complete", step);
-      if (!finalize_image(job, m, &step)) trace_step(job, "properties", step);
+      if (job->run->distribution)
+        write_job(job, m);
+      else if (!finalize_image(job, m, &step))
+        trace_step(job, "properties", step);
     }
     LLVMDisposeModule(m);
   }
@@ -322,6 +279,8 @@ static void after_finalize(uv_work_t *req, int status) {
   HookJob *job = req->data;
   if (job->error)
     image_done(job);
+  else if (job->sent)
+    job_written(job);
   else
     start_codegen(job);
 }
@@ -370,25 +329,34 @@ static void after_codegen(void *arg, Buffer spirv, char *errmsg) {
 }
 
 // Step 5, thread pool: what the SPIR-V still imports must be the implementation's or a
-// set's, and it must pass spirv-val; a good image is stored in the cache.
-static void check_image(HookJob *job) {
+// set's, and it must pass spirv-val (unless a distributed job VALIDATED it); a good image is
+// stored in the cache.
+static void check_fixed_image(HookJob *job, bool validated) {
   const HookOptions *opts = job->run->opts;
   ImageResult *res = job->result;
   char *errmsg = NULL;
-  if (spirv_fix_null_integers(&res->spirv, &errmsg)) goto fail;
   save_temp(opts, job->image, "spv", &res->spirv);
+  strlist_free(&res->imports);
   StringList exports = {0}; // not needed here
   int unreadable =
       spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &errmsg);
   strlist_free(&exports);
   if (unreadable) goto fail;
   if (check_undefined_imports(job)) return; // names the kernels that use each symbol
-  if (opts->validate && spirv_validate(&res->spirv, &errmsg)) goto fail;
+  if (opts->validate && !validated && spirv_validate(&res->spirv, &errmsg)) goto fail;
   if (opts->cache)
     image_cache_store(opts->cache, job->cache_key, &job->looked_up, job->run->sources, res);
   return;
 fail:
   fail_image(job, errmsg);
+}
+
+static void check_image(HookJob *job) {
+  char *errmsg = NULL;
+  if (spirv_fix_null_integers(&job->result->spirv, &errmsg))
+    fail_image(job, errmsg);
+  else
+    check_fixed_image(job, false);
 }
 
 static void check_work(uv_work_t *req) {
@@ -421,6 +389,90 @@ static void image_done(HookJob *job) {
   if (--run->outstanding == 0 && run->pool) worker_pool_stop(run->pool);
   run->under_way--;
   start_images(run);
+}
+
+// With --distributor, loop thread: the image's job is written; the next image may begin.
+static void job_written(HookJob *job) {
+  HookRun *run = job->run;
+  run->outstanding--;
+  run->under_way--;
+  start_images(run);
+}
+
+//
+// With --distributor, after every image's job is written: the distributor runs them all, the
+// outputs come back and get step 5's checks; a failed job is run again, JOB_RETRIES times.
+//
+
+enum { JOB_RETRIES = 2 };
+
+typedef struct {
+  HookRun *run;
+  const size_t *images;
+} ReadJobs;
+
+// parallel_for: one image's job outputs, read and checked as step 5 checks a local image's.
+static void read_job(void *arg, size_t i) {
+  const ReadJobs *rj = arg;
+  HookJob *job = &rj->run->jobs[rj->images[i]];
+  char *image_error;
+  bool validated;
+  free(job->job_failure);
+  if (distribution_read(rj->run->distribution, job->image, job->result, &job->undefined_users,
+                        &validated, &image_error, &job->job_failure))
+    return;
+  if (image_error)
+    job->error = image_error;
+  else
+    check_fixed_image(job, validated);
+}
+
+static void run_jobs(HookRun *run, size_t emitted) {
+  const HookOptions *opts = run->opts;
+  size_t *pending = xcalloc(emitted ? emitted : 1, sizeof(size_t)), count = 0;
+  for (size_t j = 0; j < emitted; j++)
+    if (run->jobs[j].sent && !run->jobs[j].error) pending[count++] = j;
+  unsigned attempt = 1;
+  for (; count; attempt++) {
+    char *why;
+    double start = now_seconds();
+    if (distribution_run(run->distribution, pending, count, attempt, &why)) {
+      error(opts->distributor, "%s", why); // once, not per image
+      free(why);
+      for (size_t i = 0; i < count; i++)
+        run->jobs[pending[i]].failed = true;
+      count = 0;
+      break;
+    }
+    trace_span("distributor", opts->distributor, start, now_seconds(), 0);
+    ReadJobs rj = {run, pending};
+    parallel_for(count, opts->jobs, read_job, &rj);
+    size_t failed = 0;
+    for (size_t i = 0; i < count; i++) {
+      HookJob *job = &run->jobs[pending[i]];
+      if (!job->job_failure) continue;
+      if (attempt <= JOB_RETRIES)
+        note("the job of image %zu failed (%s); trying again", job->image, job->job_failure);
+      pending[failed++] = pending[i];
+    }
+    count = failed;
+    if (attempt > JOB_RETRIES) break;
+  }
+  for (size_t i = 0; i < count; i++) { // the jobs that failed every time
+    HookJob *job = &run->jobs[pending[i]];
+    const LinkModule *lm = &run->r->modules[job->index];
+    char *kernels = strlist_join(&lm->kernels, " ");
+    job->error = format("the backend job of image %zu (kernels: %s) failed %u times; the last "
+                        "time: %s",
+                        job->image, kernels, attempt, job->job_failure);
+    free(kernels);
+  }
+  for (size_t j = 0; j < emitted; j++) { // step 6 for the good ones, in image order
+    HookJob *job = &run->jobs[j];
+    if (job->sent && !job->error && !job->failed && opts->image_done)
+      opts->image_done(opts->image_done_arg, job->image);
+  }
+  free(pending);
 }
 
 void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *sources,
@@ -466,7 +518,8 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
       opts->image_done(opts->image_done_arg, jobs[j].image); // step 6 at once
   }
   run.outstanding = run.count;
-  if (run.count && opts->tool == SPIRV_BACKEND) {
+  if (run.count && opts->distributor) run.distribution = distribution_open(opts, opts->output);
+  if (run.count && opts->tool == SPIRV_BACKEND && !opts->distributor) {
     char *why;
     run.pool = worker_pool_start(&run.loop, opts->jobs, &why);
     if (!run.pool) fatal(NULL, "cannot start SPIR-V workers: %s", why);
@@ -478,6 +531,7 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   start_images(&run);
   uv_run(&run.loop, UV_RUN_DEFAULT);
   if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");
+  if (run.distribution) run_jobs(&run, emitted);
 
   // Report in image order, whatever order the workers finished in.
   size_t hits = 0;
@@ -492,9 +546,11 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     }
     free(job->linked.data);
     free(job->bc_path);
+    free(job->job_failure);
     strlist_free(&job->undefined_users);
   }
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
+  distribution_close(run.distribution);
   free(run.order);
   strmap_free(&run.set_functions);
   free(jobs);

@@ -75,6 +75,15 @@ typedef struct {
   int opt_level;                 // the optLevel property where the modules do not say (-O)
   const char *save_temps_prefix; // "out" -> out.<i>.opt.bc, out.<i>.linked.bc, out.<i>.spv
   const Cache *cache;            // --cache-dir, or NULL
+  // --distributor (hooks/distribute.c): each image not served by the cache is completed
+  // here, then finalized, emitted and checked by a job that PROGRAM DISTRIBUTOR_ARGS... runs
+  // from a DTLTO job list; NULL for local workers.
+  const char *distributor;
+  const StringList *distributor_args;
+  const char *remote_compiler; // the jobs' sycl-thinlto (--remote-compiler), or NULL: this one
+  const char *jobs_dir;        // where the job list, inputs and outputs go (made by the hooks)
+  const char *output;          // the link's -o, the job list's linker_output
+  bool keep_jobs;              // --save-temps: the jobs' files stay
   // Called on the loop thread as each image is done, its result final (the driver writes it
   // out), or NULL.
   void (*image_done)(void *arg, size_t image);
@@ -133,6 +142,65 @@ bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources
                         ImageResult *out);
 void image_cache_store(const Cache *c, const char *key, const StringList *looked_up,
                        const CompletionSources *s, const ImageResult *res);
+
+// hooks/backend.c: what an image's backend needs besides its completed module, the same
+// whether the link runs it or a distributed job does (which reads it from a file).
+typedef struct {
+  char *module_id;            // the module's name as the link parsed it
+  StringList entry_points;    // what finalization keeps external
+  StringList exported;        // SYCL_EXTERNAL definitions it prevails for (properties)
+  bool allow_dependencies;    // --allow-device-image-dependencies
+  bool dummy_image;           // a set's dummy image (seed 002)
+  int opt_level;              // finalization's: HookOptions.opt_level
+  int property_opt_level;     // the optLevel property: the module's own level where known
+  bool validate;              // spirv-val on the SPIR-V
+  bool emit_program_metadata; // SYCL/program metadata
+  bool emit_kernel_names;     // SYCL/kernel names
+  StringList allowed_imports; // a job's: the functions of the link's sets (seed 002)
+} ImageSpec;
+void image_spec_make(const LinkModule *lm, const HookOptions *opts, bool dummy_image,
+                     ImageSpec *spec);
+void image_spec_free(ImageSpec *spec);
+// Finalization of a completed module (finalize_module with the spec's entry points).
+int finalize_image_module(LLVMModuleRef m, const ImageSpec *spec, char **errmsg);
+// On the finalized module: res->symbols, one "name\tkernel kernel ..." line per declaration
+// left over in *undefined_users, res->properties, the host-access decorations; returns the
+// bitcode for codegen.
+Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
+                      StringList *undefined_users);
+
+// hooks/distribute.c — the images' backends as jobs of a DTLTO distributor (issue 26): the
+// link writes each job's files, a job list in DTLTO's JSON layout, runs the distributor on it
+// and reads every job's outputs back. Runs on the calling thread except where it says.
+typedef struct Distribution Distribution;
+// PROGRAM found on PATH, else beside this tool (unless it has a /), an executable regular file: its
+// absolute path (malloc'd), or NULL with *errmsg.
+char *distributor_resolve(const char *program, char **errmsg);
+// Makes OPTS->jobs_dir (removed on failure, and at close unless OPTS->keep_jobs).
+Distribution *distribution_open(const HookOptions *opts, const char *linker_output);
+// Any thread: image IMAGE's job inputs, its completed module M and SPEC. 0, or -1 with *errmsg.
+int distribution_write_job(Distribution *d, size_t image, LLVMModuleRef m, const ImageSpec *spec,
+                           char **errmsg);
+// Runs the distributor once on the jobs of IMAGES (their old outputs removed first), with the
+// link's SIGINT/SIGTERM passed on to it. 0, or -1 with *errmsg: it could not run, was killed
+// or exited non-zero (its output's tail is in the message).
+int distribution_run(Distribution *d, const size_t *images, size_t count, unsigned attempt,
+                     char **errmsg);
+// Any thread: image IMAGE's outputs into RES and *undefined_users, *validated when the job ran
+// spirv-val on the SPIR-V (it does not where the link's import check fails first). 0: the
+// job's result, which
+// is the image's error when *image_error is set (as the local path would report it, without
+// the image's kernels); -1: the job failed (outputs missing, empty, damaged: *job_failure says
+// which, with the job's stderr) and may be tried again.
+int distribution_read(Distribution *d, size_t image, ImageResult *res, StringList *undefined_users,
+                      bool *validated, char **image_error, char **job_failure);
+// Removes the jobs' files unless they are kept; frees D.
+void distribution_close(Distribution *d);
+// `sycl-thinlto backend`: one job, its files named on its command line: finalizes, describes,
+// emits SPIR-V in this process (once: fact 9), fixes, scans, validates, writes the outputs,
+// the .diag last. Its stderr goes to LOG. Returns the process's exit status.
+int backend_job_main(const char *meta_path, const char *bitcode_path, const char *out_prefix,
+                     const char *log_path);
 
 // hooks/finalize.c: internalizes all but the entry points and removes what is dead.
 // With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,

@@ -282,6 +282,23 @@ fail_parse:
   return rc;
 }
 
+int spirv_emit_bitcode(const uint8_t *bitcode, size_t size, Buffer *out, char **errmsg) {
+  return codegen_request(bitcode, size, out, errmsg);
+}
+
+static void (*fatal_error_report)(const char *message);
+
+static void report_fatal_error_as_backend(const char *reason) {
+  char *msg = format("SPIR-V backend failed: LLVM ERROR: %s", reason);
+  fatal_error_report(msg);
+}
+
+void spirv_on_fatal_error(void (*report)(const char *message)) {
+  fatal_error_report = report;
+  LLVMResetFatalErrorHandler();
+  LLVMInstallFatalErrorHandler(report_fatal_error_as_backend);
+}
+
 // Test-only failure triggers, active only with SYCL_THINLTO_WORKER_CRASH_TEST set: the
 // 4-byte request TAG (unit tests), or a module naming a symbol, with the variable set to a
 // comma-separated list of KIND followed by the name ("worker:_ZTS2K1,kill:_ZTS2K2"); names

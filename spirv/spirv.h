@@ -14,6 +14,12 @@ extern "C" {
 // static (llvm/llvm-project#160613), so later calls can emit duplicate ids. Use the
 // worker pool, which runs each module in a fresh fork. 0, or -1 with *errmsg.
 int spirv_emit(LLVMModuleRef m, Buffer *out, char **errmsg);
+// spirv/codegen.c: what a worker's child does with one request (a distributed job too):
+// BITCODE parsed in a context of its own, verified, emitted with spirv_emit (first call only).
+int spirv_emit_bitcode(const uint8_t *bitcode, size_t size, Buffer *out, char **errmsg);
+// spirv/codegen.c: LLVM's fatal errors become "SPIR-V backend failed: LLVM ERROR: ..." passed
+// to REPORT (which must not return), as a worker's child reports them.
+void spirv_on_fatal_error(void (*report)(const char *message));
 // A SPIR-V worker, forked by hooks/spawner.c: serves codegen requests on stdin/stdout,
 // each in a child forked for it; returns its exit status.
 int worker_main(void);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No circle of files: from the object files of the layer libraries (nm), which file calls
+"""No circle of files: from the members of the layer libraries (nm), which file calls
 which; prints every cycle of files that call each other, and exits 1 if there is one.
 
 usage: check_file_cycles.py BUILD_DIR"""
@@ -11,13 +11,19 @@ import sys
 
 def call_graph(build):
     defined, undefined = {}, {}
-    for obj in glob.glob(os.path.join(build, "CMakeFiles", "sycl_*.dir", "**", "*.o"),
-                         recursive=True):
-        name = obj.split(".dir" + os.sep, 1)[1][:-2]
-        symbols = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
-        defined[name], undefined[name] = set(), set()
+    # The libraries' members, not the object files lying around (a build tree keeps objects
+    # of files that no longer exist).
+    for library in glob.glob(os.path.join(build, "libsycl_*.a")):
+        layer = os.path.basename(library)[len("libsycl_"):-2]
+        symbols = subprocess.run(["nm", "-A", library], capture_output=True, text=True,
+                                 check=True).stdout
         for line in symbols.splitlines():
-            parts = line.split()
+            # "LIBRARY:MEMBER.o:0000 T name" (the library path may hold no colon: ours)
+            _, member, rest = line.split(":", 2)
+            name = layer + "/" + member[:-2]
+            defined.setdefault(name, set())
+            undefined.setdefault(name, set())
+            parts = rest.split()
             if len(parts) == 3 and parts[1] in "TDBRVWC":
                 defined[name].add(parts[2])
             elif len(parts) == 2 and parts[0] == "U":
@@ -47,7 +53,7 @@ def cycles(graph):
 def main():
     graph = call_graph(sys.argv[1])
     if not graph:
-        print("no object files of the layer libraries under", sys.argv[1])
+        print("no layer libraries (libsycl_*.a) under", sys.argv[1])
         return 1
     found = cycles(graph)
     for c in found:

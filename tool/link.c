@@ -52,6 +52,11 @@ static const char link_usage[] =
     "                                    <output>.time-trace\n"
     "  --time-trace=<file>, --time-trace-file=<file>  ... to <file> instead\n"
     "  --time-trace-granularity=<us>     leave out spans shorter than <us> microseconds (0)\n"
+    "  --distributor=<program>           each image's backend as a job: run <program> on a DTLTO\n"
+    "                                    job list (installed: sycl-thinlto-local, this host's\n"
+    "                                    cores; sycl-thinlto-slurm, a Slurm cluster's)\n"
+    "  --distributor-arg=<arg>           an argument for the distributor (repeatable)\n"
+    "  --remote-compiler=<path>          the sycl-thinlto the jobs run (default: this one)\n"
     "  --stats                           print images, modules, imports, completion, cache\n"
     "  --no-demangle                     name symbols in messages as mangled (--demangle:\n"
     "                                    as written, then mangled; the default)\n"
@@ -95,6 +100,9 @@ typedef struct {
   // The arguments as the parser grouped them, for --reproduce's response file.
   struct ArgGroup { int start, end; bool input; } *groups;
   size_t num_groups;
+  const char *distributor; // --distributor, resolved
+  StringList distributor_args;
+  const char *remote_compiler;
 } LinkOptions;
 
 static void add_group(LinkOptions *o, int start, int end, bool input) {
@@ -185,6 +193,12 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       if (strcmp(v, "thin") && strcmp(v, "full"))
         fatal(NULL, "--lto: expected thin or full, not '%s'", v);
       o->full_lto = !strcmp(v, "full");
+    } else if ((v = option_value(argc, argv, &i, a, "distributor"))) {
+      o->distributor = v;
+    } else if ((v = option_value(argc, argv, &i, a, "distributor-arg"))) {
+      strlist_push(&o->distributor_args, xstrdup(v));
+    } else if ((v = option_value(argc, argv, &i, a, "remote-compiler"))) {
+      o->remote_compiler = v;
     } else if (is_flag(a, "time-trace")) { // lld's: a flag; the trace goes beside -o
       o->time_trace_flag = true;
     } else if ((v = joined_value(a, "time-trace")) || (v = joined_value(a, "time-trace-file"))) {
@@ -395,11 +409,20 @@ static int run_link(LinkOptions *o) {
     fatal(NULL, "unsupported target triple '%s': sycl-thinlto links spirv64 and spir64 images",
           o->triple);
   if (o->jobs <= 0) o->jobs = (int)uv_available_parallelism();
+  char *distributor = NULL;
+  if (o->distributor) {
+    char *why;
+    if (o->tool == SPIRV_TRANSLATOR)
+      fatal(NULL, "--distributor: the jobs emit SPIR-V with the backend; not with "
+                  "--spirv-tool=translator");
+    if (!(distributor = distributor_resolve(o->distributor, &why)))
+      fatal(o->distributor, "%s", why);
+  }
   if (o->tool == SPIRV_TRANSLATOR) {
     char *why;
     if (!o->llvm_spirv) o->llvm_spirv = "llvm-spirv";
     if (translator_check_version(o->llvm_spirv, &why)) fatal(o->llvm_spirv, "%s", why);
-  } else {
+  } else if (!distributor) {
     // The SPIR-V workers' parent, forked now: no thread, no temporary file, no handler yet.
     int rc = spawner_start();
     if (rc) fatal(NULL, "cannot start the SPIR-V worker spawner: %s", strerror(-rc));
@@ -521,6 +544,8 @@ static int run_link(LinkOptions *o) {
   OutputImage *outputs = xcalloc(emitted ? emitted : 1, sizeof(OutputImage));
   for (size_t i = 0; i < emitted; i++)
     outputs[i] = (OutputImage){&results[i].spirv, &results[i].symbols, &results[i].properties};
+  // The jobs' files: beside the output, which a cluster's nodes see on a shared file system.
+  char *jobs_dir = format("%s.jobs.%s.%ld", o->output, host_name(), (long)getpid());
   HookOptions ho = {
       .jobs = o->jobs,
       .tool = o->tool,
@@ -534,6 +559,12 @@ static int run_link(LinkOptions *o) {
       .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
       .cache = cachep,
+      .distributor = distributor,
+      .distributor_args = &o->distributor_args,
+      .remote_compiler = o->remote_compiler,
+      .jobs_dir = jobs_dir,
+      .output = o->output,
+      .keep_jobs = o->save_temps,
       .image_done = image_done,
       .image_done_arg = &output,
   };
@@ -575,6 +606,8 @@ static int run_link(LinkOptions *o) {
     propsets_free(&results[i].properties);
   }
   free(optimized);
+  free(jobs_dir);
+  free(distributor);
   free(outputs);
   free(results);
   resolution_free(&r);
@@ -589,6 +622,7 @@ static void free_options(LinkOptions *o) {
   strlist_free(&o->inputs);
   strlist_free(&o->device_libs);
   strlist_free(&o->library_paths);
+  strlist_free(&o->distributor_args);
   strlist_free(&o->split.aot_aspects);
 }
 

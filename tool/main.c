@@ -30,13 +30,17 @@ static const char usage[] =
     "  register-host  add the constructor registering a host module's uniquely identifiable\n"
     "            variables (device_global, specialization_id) with the runtime\n"
     "  post-link intel's sycl-post-link: split into modules, .table, .prop and .sym files\n"
+    "  distribute-local  a DTLTO distributor: runs a job list's jobs on this host\n"
+    "  backend   one image's backend, as a job of `link --distributor=...`\n"
     "\n"
     "Run 'sycl-thinlto <command> --help' for a command's options.\n"
     "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line;\n"
-    "as clang-linker-wrapper, clang-linker-wrapper 22's; as sycl-post-link, intel's.\n";
+    "as clang-linker-wrapper, clang-linker-wrapper 22's; as sycl-post-link, intel's;\n"
+    "as sycl-thinlto-local, distribute-local's.\n";
 
 static const char *const commands[] = {"link",    "inspect",       "split",     "wrap",
-                                       "wrapper", "register-host", "post-link", NULL};
+                                       "wrapper", "register-host", "post-link", "backend",
+                                       "distribute-local", NULL};
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -82,6 +86,10 @@ static int run(int argc, char **argv) {
     set_crash_stage("wrapper");
     return linker_wrapper_main(argc, argv);
   }
+  if (!strcmp(self, "sycl-thinlto-local")) {
+    set_crash_stage("distribute-local");
+    return distribute_local_main(argc, argv);
+  }
   if (strstr(self, "sycl-post-link")) {
     tool_name = "sycl-post-link";
     set_crash_stage("post-link");
@@ -106,6 +114,8 @@ static int run(int argc, char **argv) {
   if (!strcmp(cmd, "wrapper")) return linker_wrapper_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "register-host")) return register_host_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "post-link")) return post_link_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "backend")) return backend_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "distribute-local")) return distribute_local_main(argc - 1, argv + 1);
   fprintf(stderr, "%s: error: unknown command '%s'; see 'sycl-thinlto --help'\n", TOOL_NAME, cmd);
   return 1;
 }

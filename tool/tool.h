@@ -83,6 +83,11 @@ int linker_wrapper_main(int argc, char **argv);
 int wrap_main(int argc, char **argv);
 // tool/wrap_commands.c: `sycl-thinlto register-host IN.bc -o OUT.bc`.
 int register_host_main(int argc, char **argv);
+// tool/backend_command.c: `sycl-thinlto backend`, one distributed job of a link (issue 26).
+int backend_main(int argc, char **argv);
+// tool/distributor_local.c: `sycl-thinlto distribute-local`, or argv[0] ending in
+// sycl-thinlto-local: a DTLTO distributor running a job list's jobs on this host.
+int distribute_local_main(int argc, char **argv);
 // tool/inspect.c: `sycl-thinlto inspect`.
 int inspect_main(int argc, char **argv);
 

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The Slurm distributor's tests (issue 26), on the one-host cluster test/slurm/cluster.sh
+# starts (ctest's fixture slurm.cluster; SLURM_CONF names it). Usage:
+#   tests.sh BUILD_DIR WORK_DIR TEST   with TEST one of e2e, faults, shared-cache, cancel
+# Each link here also runs without Slurm; outputs are compared byte for byte (cmp).
+# Exit status 77 (ctest: skipped) when the cluster could not be started for lack of packages.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:?usage: tests.sh BUILD_DIR WORK_DIR TEST}" && pwd)
+work=${2:?usage: tests.sh BUILD_DIR WORK_DIR TEST}
+test=${3:?usage: tests.sh BUILD_DIR WORK_DIR TEST}
+if [ ! -s "${SLURM_CONF:-/nonexistent}" ]; then
+  echo "skipped: no test cluster (Debian packages slurmctld slurmd slurm-client munge missing?)"
+  exit 77
+fi
+llvm=/usr/lib/llvm-22/bin
+tool=$build/bin/sycl-thinlto
+export PATH=$build/bin:$llvm:$PATH
+dir=$work/$test
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# A link may wait for its step while other tests' steps run; none may take long.
+link() { timeout 300 "$tool" link "$@"; }
+
+objects() { # a per-kernel workload: 3 units of 3 kernels and a device library
+  sycl-bench-gen --units 3 --kernels 3 -o w >/dev/null
+  llvm-as w/devicelib.ll -o w/devicelib.bc
+  for f in w/*.cpp; do
+    "$llvm/clang++" -fsycl -O2 -Xclang -flto=thin -Xclang -flto-unit -c "$f" -o "$f.o" || return 1
+  done
+}
+
+case $test in
+e2e)
+  # The e2e programs, built by clang++ -fsycl through our linker-wrapper mode, link their
+  # device code on the cluster; the programs are byte-identical and their kernels run on pocl.
+  e2e=$root/test/e2e
+  runtime=$build/test/runtime
+  flags=(-B"$build/libexec/sycl-thinlto/" -L"$runtime" -lsycl_test_runtime -Wl,-rpath,"$runtime")
+  slurm=(-Xoffload-linker --distributor=sycl-thinlto-slurm -Xoffload-linker --distributor-arg=--tasks=2)
+  for f in main math table; do
+    "$llvm/clang++" -fsycl -O2 -Xclang -flto=thin -Xclang -flto-unit -I"$root/test/runtime" \
+      -c "$e2e/cross_tu/$f.cpp" -o $f.o
+  done
+  "$llvm/clang++" -fsycl main.o math.o table.o -o cross_tu.local "${flags[@]}"
+  "$llvm/clang++" -fsycl main.o math.o table.o -o cross_tu.slurm "${flags[@]}" "${slurm[@]}"
+  cmp cross_tu.local cross_tu.slurm || fail "cross_tu: the Slurm link differs from the local one"
+  "$llvm/llvm-as" "$e2e/devicelib/devicelib.ll" -o devicelib.bc
+  "$llvm/clang++" -fsycl -O2 -I"$root/test/runtime" -c "$e2e/devicelib/main.cpp" -o dl.o
+  "$llvm/clang++" -fsycl dl.o -o devicelib.local "${flags[@]}" -Xoffload-linker --device-libs="$PWD/devicelib.bc"
+  "$llvm/clang++" -fsycl dl.o -o devicelib.slurm "${flags[@]}" "${slurm[@]}" \
+    -Xoffload-linker --device-libs="$PWD/devicelib.bc"
+  cmp devicelib.local devicelib.slurm || fail "devicelib: the Slurm link differs from the local one"
+  for app in cross_tu devicelib; do
+    timeout 120 ./$app.slurm >$app.log 2>&1 || { cat $app.log; fail "$app: exit status $?"; }
+    grep -q '^FAIL ' $app.log && { cat $app.log; fail "$app: a kernel failed"; }
+    echo "$app: $(grep -c '^PASS ' $app.log) kernel check(s) passed, linked on Slurm"
+  done
+  # Per kernel, with a device library and the step's options: one srun of 3 tasks for 9 jobs.
+  objects
+  link --split=kernel --device-libs=w/devicelib.bc w/*.o -o local.bin
+  link --split=kernel --device-libs=w/devicelib.bc w/*.o -o slurm.bin -v \
+    --distributor=sycl-thinlto-slurm --distributor-arg=--tasks=3 \
+    --distributor-arg=--partition=test --distributor-arg=--time=5 \
+    --distributor-arg=--srun-arg=--quiet 2>slurm.log
+  cmp local.bin slurm.bin || fail "per kernel: the Slurm link differs from the local one"
+  grep -q 'distributor: 9 job(s), attempt 1' slurm.log || fail "9 jobs expected: $(cat slurm.log)"
+  ! grep -q 'attempt 2' slurm.log || fail "no job should have run twice"
+  ! ls -d slurm.bin.jobs.* 2>/dev/null || fail "the jobs' files were left behind"
+  echo "per kernel: 9 jobs in one srun step of 3 tasks, output identical"
+  ;;
+faults)
+  objects
+  link --split=kernel --device-libs=w/devicelib.bc w/*.o -o local.bin
+  kernel=$("$tool" inspect local.bin | sed -n 's/^ *symbols: //p' | sed -n 4p)
+  # A job killed mid-run is run again, and the output is the same.
+  SYCL_THINLTO_JOB_FAULT_TEST=kill-once:$kernel link --split=kernel --device-libs=w/devicelib.bc \
+    w/*.o -o once.bin -v --distributor=sycl-thinlto-slurm 2>once.log
+  cmp local.bin once.bin || fail "a retried job changed the output"
+  grep -q "the job of image 3 failed" once.log || fail "no retry: $(cat once.log)"
+  grep -q 'distributor: 1 job(s), attempt 2' once.log || fail "no second step: $(cat once.log)"
+  echo "a job killed mid-run was run again: output identical"
+  # A job that always fails fails the link, naming its image, after three steps.
+  if SYCL_THINLTO_JOB_FAULT_TEST=kill:$kernel link --split=kernel --device-libs=w/devicelib.bc \
+    w/*.o -o always.bin --distributor=sycl-thinlto-slurm 2>always.log; then
+    fail "the link succeeded with a job that always fails"
+  fi
+  grep -q "error: .*: the backend job of image 3 (kernels: $kernel) failed 3 times" always.log ||
+    fail "unexpected message: $(cat always.log)"
+  [ ! -e always.bin ] || fail "an output was left behind"
+  echo "a job that always fails: $(grep -o 'the backend job of image 3 [^;]*' always.log)"
+  # Slurm cannot run the step (no such partition): a clear error, srun's own words in it.
+  if link w/*.o -o bad.bin --distributor=sycl-thinlto-slurm \
+    --distributor-arg=--partition=no-such-partition 2>bad.log; then
+    fail "the link succeeded on a partition that does not exist"
+  fi
+  grep -q "the distributor exited with status" bad.log && grep -qi "partition" bad.log ||
+    fail "unexpected message: $(cat bad.log)"
+  echo "no such partition: $(grep -i -m1 'invalid\|partition' bad.log | sed 's/^ *//')"
+  ;;
+shared-cache)
+  # Eight links in eight Slurm jobs, each with the Slurm distributor (a step of its own
+  # allocation), share one cache directory; each output is the output of a link run alone.
+  objects
+  link --split=kernel --device-libs=w/devicelib.bc w/*.o -o alone.bin
+  mkdir cache
+  for i in 1 2 3 4 5 6 7 8; do
+    cat >job$i.sh <<JOB
+#!/bin/sh
+exec "$tool" link --split=kernel --device-libs=w/devicelib.bc w/*.o -o out$i.bin \
+  --cache-dir=cache --distributor=sycl-thinlto-slurm
+JOB
+    timeout 300 sbatch --quiet --wait --cpus-per-task=1 --job-name=shared-cache-$i \
+      --output=job$i.log job$i.sh &
+  done
+  status=0
+  for i in 1 2 3 4 5 6 7 8; do wait -n || status=1; done
+  for i in 1 2 3 4 5 6 7 8; do
+    [ $status = 0 ] || cat job$i.log
+    cmp alone.bin out$i.bin || fail "link $i of 8 differs from the link run alone"
+  done
+  [ $status = 0 ] || fail "a Slurm job failed"
+  ! ls cache | grep -q tmp || fail "temporaries left in the cache: $(ls cache)"
+  # And a ninth link finds every image in the cache: it sends no job at all.
+  link --split=kernel --device-libs=w/devicelib.bc w/*.o -o ninth.bin -v --cache-dir=cache \
+    --distributor=sycl-thinlto-slurm 2>ninth.log
+  cmp alone.bin ninth.bin || fail "the cached link differs"
+  ! grep -q 'distributor:' ninth.log || fail "a cached image was sent as a job"
+  echo "8 links in 8 Slurm jobs, one cache: all 8 outputs identical to a link run alone"
+  ;;
+cancel)
+  # SIGTERM of a link cancels its step: no job of it is left in the queue, no process runs on.
+  objects
+  SYCL_THINLTO_JOB_FAULT_TEST=sleep:_ZTS python3 "$root/test/lit/distribute/Inputs/cancel.py" \
+    TERM "$PWD/out.bin" "$tool" link --split=kernel --device-libs=w/devicelib.bc w/*.o \
+    -o "$PWD/out.bin" --distributor=sycl-thinlto-slurm
+  for _ in $(seq 100); do [ -z "$(squeue --noheader)" ] && break; sleep 0.1; done
+  [ -z "$(squeue --noheader)" ] || fail "jobs left in the queue: $(squeue)"
+  echo "cancelled: the queue is empty"
+  ;;
+*) fail "unknown test '$test'" ;;
+esac
