@@ -1,5 +1,6 @@
 // properties/ — SYCL runtime metadata: property sets and their two encodings, the
-// properties of one finalized image, the devicelib mask, the kernel-image resolver. Uses base/.
+// properties of one finalized image, the devicelib mask, the kernel-image resolver, the
+// device targets intel knows. Uses base/.
 #ifndef SYCL_THINLTO_PROPERTIES_H
 #define SYCL_THINLTO_PROPERTIES_H
 
@@ -82,6 +83,13 @@ int resolve_kernel_images(const ResolverImage *images, size_t count, const char 
 // SYCL aspect numbers: "fp64" -> 6, ...; a decimal number stands for itself. 0, or -1.
 int aspect_value(const char *name, uint32_t *value);
 const char *aspect_name(uint32_t value); // NULL when unnamed
+
+// properties/targets.c: whether TARGET (sycl-post-link's -o TARGET,FILE) can run an image
+// whose property sets are SETS, as intel's isTargetCompatibleWithModule decides from its
+// device configuration file: each aspect of SYCL/device requirements is one the target has,
+// and its reqd_sub_group_size one the target supports. "" and a target the table does not
+// hold (only intel's Intel GPU targets are) accept every image.
+bool target_runs_image(const char *target, const PropertySets *sets);
 
 // properties/compute.c: every property set of one finalized image (hooks/hook.c calls it in
 // complete_work, on the job's own module). Sets, in intel's order: devicelib req mask, device

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,10 @@ static const char wrapper_usage[] =
     "  --wrapper-jobs=<n>           parallel jobs of the device link\n"
     "  --wrapper-verbose            print every command run\n"
     "  --dry-run                    print the commands, run none\n"
-    "  --save-temps                 keep <output>.sycl.bin and <output>.sycl.wrapper.o\n";
+    "  --save-temps                 keep <output>.sycl.bin and <output>.sycl.wrapper.o\n"
+    "  --compress                   register images of 512 bytes or more zstd-compressed\n"
+    "                               (intel's Format 4); also --offload-compress\n"
+    "  --compression-level=<n>      zstd's level for --compress (default 10)\n";
 
 typedef struct {
   const char *host_triple;
@@ -41,6 +45,9 @@ typedef struct {
   bool dry_run;
   bool save_temps;
   bool print_wrapped_module;
+  bool compress;              // --compress, --offload-compress
+  int compression_level;      // --compression-level=, --offload-compression-level=
+  long compression_threshold; // --offload-compression-threshold=; 0: intel's default
   bool use_post_link_tool, no_use_post_link_tool;
   const char *module_split_mode; // --sycl-module-split-mode, checked after all options
   int jobs;
@@ -98,8 +105,6 @@ static const struct {
     {"syclbin", "SYCLBIN output is not supported"},
     {"sycl-embed-ir", "embedding the device IR in the image is not supported"},
     {"sycl-dump-device-code", "dumping the device images is not supported (use --save-temps)"},
-    {"compress", "compressed device images are not supported"},
-    {"offload-compress", "compressed device images are not supported"},
     {"no-sycl-remove-unused-external-funcs",
      "SYCL_EXTERNAL functions stay entry points only with --sycl-allow-device-image-dependencies"},
     {"sycl-nvptx-device-libraries", "only SPIR-V device code is linked"},
@@ -210,11 +215,21 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
     strlist_push(&o->device_link_args, xstrdup("--allow-device-image-dependencies"));
   } else if ((v = sycl_option(a, "sycl-module-split-mode"))) {
     o->module_split_mode = v;
+  } else if (((v = sycl_option(a, "compress")) || (v = sycl_option(a, "offload-compress"))) &&
+             !*v) {
+    o->compress = true;
   } else if ((v = sycl_option(a, "compression-level")) ||
              (v = sycl_option(a, "offload-compression-level"))) {
     char *end;
-    strtol(v, &end, 10);
-    if (!*v || *end) fatal(NULL, "%s: expected a compression level (a number), not '%s'", a, v);
+    long level = strtol(v, &end, 10);
+    if (!*v || *end || level < INT_MIN || level > INT_MAX)
+      fatal(NULL, "%s: expected a compression level (a number), not '%s'", a, v);
+    o->compression_level = (int)level;
+  } else if ((v = sycl_option(a, "offload-compression-threshold"))) {
+    char *end;
+    long bytes = strtol(v, &end, 10);
+    if (!*v || *end || bytes < 0) fatal(NULL, "%s: expected a size in bytes, not '%s'", a, v);
+    o->compression_threshold = bytes ? bytes : 1; // 0 here means every image
   } else if (sycl_option(a, "print-wrapped-module")) {
     o->print_wrapped_module = true;
   } else {
@@ -625,9 +640,21 @@ static int link_device_code(const WrapperOptions *o, const StringList *inputs,
 
 static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
                             const char *wrapper_object) {
-  if (o->print_commands)
-    fprintf(stderr, "\"%s\" wrap --host-triple=%s \"%s\" -o \"%s\"\n", TOOL_NAME,
-            o->host_triple ? o->host_triple : "default", device_binary, wrapper_object);
+  WrapOptions wo = {.host_triple = o->host_triple,
+                    .print_module = o->print_wrapped_module,
+                    .compress = o->compress,
+                    .compression_level = o->compression_level,
+                    .compression_threshold = (size_t)o->compression_threshold};
+  if (o->print_commands) {
+    char *compress = !o->compress ? xstrdup("")
+                     : o->compression_threshold
+                         ? format(" --compress --compression-level=%d --compression-threshold=%ld",
+                                  o->compression_level, o->compression_threshold)
+                         : format(" --compress --compression-level=%d", o->compression_level);
+    fprintf(stderr, "\"%s\" wrap --host-triple=%s%s \"%s\" -o \"%s\"\n", TOOL_NAME,
+            o->host_triple ? o->host_triple : "default", compress, device_binary, wrapper_object);
+    free(compress);
+  }
   if (o->dry_run) return 0;
   StringList files = {0};
   strlist_push(&files, xstrdup(device_binary));
@@ -639,7 +666,6 @@ static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
     error(device_binary, "wrap step failed");
     return -1;
   }
-  WrapOptions wo = {.host_triple = o->host_triple, .print_module = o->print_wrapped_module};
   char *why;
   int rc = write_wrapper_object(wrapper_object, images, properties, count, &wo, &why);
   if (rc) {
@@ -697,7 +723,7 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
 }
 
 int linker_wrapper_main(int argc, char **argv) {
-  WrapperOptions o = {0};
+  WrapperOptions o = {.compression_level = WRAP_COMPRESSION_LEVEL};
   parse_wrapper_options(argc, argv, &o);
   if (!o.linker_path) fatal(NULL, "host link step: no --linker-path=<host linker> given");
   if (access(o.linker_path, X_OK) != 0)

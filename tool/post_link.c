@@ -47,7 +47,8 @@ static const char post_link_usage[] =
     "ESIMD support).\n";
 
 // One -o: intel's [TARGET,]FILE. A table with a target lists only the modules that can run
-// there, and their .prop files are PREFIX_TARGET_N.prop with compile_target.
+// there (target_runs_image), and their .prop files are PREFIX_TARGET_N.prop with
+// compile_target.
 typedef struct {
   char *target; // "" for none
   char *file;
@@ -488,9 +489,8 @@ static int entry_opt_level(LLVMModuleRef m, const StringList *entries) {
 // How the front marks a module it made (ModuleKind), for its properties.
 typedef enum { MODULE_PLAIN, MODULE_DUMMY, MODULE_SPEC_DEFAULTS } ModuleKind;
 
-// NULL, with *errmsg, for a name intel's .prop reader could not read back.
-static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image,
-                             ModuleKind kind, const char *target, char **errmsg) {
+static void module_properties(Outputs *o, LLVMModuleRef m, const SplitImage *image,
+                              ModuleKind kind, const char *target, PropertySets *sets) {
   PostLink *p = o->p;
   PropertyInputs in = {.kernels = &image->kernels,
                        .exported = &image->exported,
@@ -504,18 +504,24 @@ static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *imag
                        .emit_program_metadata = p->emit_program_metadata,
                        .emit_kernel_names = p->emit_kernel_names,
                        .entry_points = &image->entries};
-  PropertySets sets;
-  compute_properties(m, &in, &sets);
+  compute_properties(m, &in, sets);
   // Without a split the image may hold kernels of several sizes: intel promises none.
   if (o->mode == SPLIT_NONE)
-    propsets_remove(&sets, "SYCL/device requirements", "reqd_work_group_size_uint64_t");
+    propsets_remove(sets, "SYCL/device requirements", "reqd_work_group_size_uint64_t");
   if (*target)
-    propsets_add_bytes(&sets, "SYCL/device requirements", "compile_target", target,
+    propsets_add_bytes(sets, "SYCL/device requirements", "compile_target", target,
                        strlen(target));
-  if (kind == MODULE_DUMMY) propsets_add_u32(&sets, "SYCL/virtual functions", "dummy-image", 1);
+  if (kind == MODULE_DUMMY) propsets_add_u32(sets, "SYCL/virtual functions", "dummy-image", 1);
   if (kind == MODULE_SPEC_DEFAULTS)
-    propsets_add_u32(&sets, "SYCL/misc properties", "specConstsReplacedWithDefault", 1);
-  propsets_order_as_intel(&sets);
+    propsets_add_u32(sets, "SYCL/misc properties", "specConstsReplacedWithDefault", 1);
+  propsets_order_as_intel(sets);
+}
+
+// NULL, with *errmsg, for a name intel's .prop reader could not read back.
+static char *properties_text(Outputs *o, LLVMModuleRef m, const SplitImage *image,
+                             ModuleKind kind, const char *target, char **errmsg) {
+  PropertySets sets;
+  module_properties(o, m, image, kind, target, &sets);
   char *text = propsets_to_prop(&sets, errmsg);
   propsets_free(&sets);
   return text;
@@ -531,15 +537,6 @@ static bool wants_dummy(LLVMModuleRef m) {
     aspects |= global_metadata_node(f, "sycl_used_aspects") != NULL;
   }
   return virtual_function && aspects;
-}
-
-// Whether a module may run on TARGET (intel's isTargetCompatibleWithModule). intel decides by
-// its device configuration file, which holds each target's aspects and sub-group sizes; the
-// front holds no such table, so every target is one intel does not know: no filtering.
-static bool target_accepts(const char *target, LLVMModuleRef m) {
-  (void)target;
-  (void)m;
-  return true;
 }
 
 // One row per table: M written as module N, its properties computed on PROPS_FROM (M itself,
@@ -562,9 +559,17 @@ static int write_row(Outputs *o, LLVMModuleRef m, LLVMModuleRef props_from,
     rc = write_output(o, sym, b.data ? (const char *)b.data : "", b.size, errmsg);
     free(b.data);
   }
+  // A table with a target lists the module only if the target can run it (intel's device
+  // configuration: the aspects and sub-group size of the module's device requirements).
+  PropertySets requirements = {0};
+  bool have_requirements = false;
   for (size_t t = 0; rc == 0 && t < p->num_tables; t++) {
     const char *target = p->tables[t].target;
-    if (!target_accepts(target, props_from)) continue;
+    if (*target && !have_requirements) {
+      module_properties(o, props_from, image, kind, "", &requirements);
+      have_requirements = true;
+    }
+    if (*target && !target_runs_image(target, &requirements)) continue;
     char *prop = NULL;
     if (p->properties) {
       prop = *target ? format("%s_%s_%zu.prop", p->prefix, target, n)
@@ -579,6 +584,7 @@ static int write_row(Outputs *o, LLVMModuleRef m, LLVMModuleRef props_from,
     free(row);
     free(prop);
   }
+  if (have_requirements) propsets_free(&requirements);
   free(code);
   free(sym);
   return rc;

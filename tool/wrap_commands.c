@@ -3,6 +3,7 @@
 #include "tool/tool.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,16 @@ static const char wrap_usage[] =
     "  -o <file>                  the wrapper object (required)\n"
     "  --host-triple=<triple>     host target (default: LLVM's default triple; x86-64 only)\n"
     "  --compile-options=<text>   compile options recorded for every image\n"
-    "  --link-options=<text>      link options recorded for every image\n";
+    "  --link-options=<text>      link options recorded for every image\n"
+    "  --compress                 register images of at least 512 bytes zstd-compressed, as\n"
+    "                             intel's --offload-compress (Format 4; what intel's SYCL\n"
+    "                             runtime decompresses)\n"
+    "  --compression-level=<n>    zstd's level for --compress (default 10, intel's)\n"
+    "  --compression-threshold=<bytes>  the smallest image --compress compresses (512)\n";
 
 int wrap_main(int argc, char **argv) {
   const char *output = NULL;
-  WrapOptions o = {0};
+  WrapOptions o = {.compression_level = WRAP_COMPRESSION_LEVEL};
   StringList inputs = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -42,6 +48,20 @@ int wrap_main(int argc, char **argv) {
       o.compile_options = a + 18;
     } else if (!strncmp(a, "--link-options=", 15)) {
       o.link_options = a + 15;
+    } else if (!strcmp(a, "--compress")) {
+      o.compress = true;
+    } else if (!strncmp(a, "--compression-level=", 20)) {
+      char *end;
+      long level = strtol(a + 20, &end, 10);
+      if (!a[20] || *end || level < INT_MIN || level > INT_MAX)
+        fatal(NULL, "%s: expected a compression level (a number), not '%s'", a, a + 20);
+      o.compression_level = (int)level;
+    } else if (!strncmp(a, "--compression-threshold=", 24)) {
+      char *end;
+      long bytes = strtol(a + 24, &end, 10);
+      if (!a[24] || *end || bytes < 0)
+        fatal(NULL, "%s: expected a size in bytes, not '%s'", a, a + 24);
+      o.compression_threshold = bytes ? (size_t)bytes : 1;
     } else if (!strcmp(a, "-v")) {
       verbose = true;
     } else if (a[0] == '-' && a[1]) {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -167,10 +169,41 @@ static void add_property_sets(Wrapper *w, const PropertySets *sets, LLVMValueRef
   free(set_values);
 }
 
+// The image as intel's wrappers compress it (ZSTD_compressCCtx: one frame, its content size
+// in the header, which intel's runtime needs to size the buffer it decompresses into).
+static int compress_image(const uint8_t *image, size_t size, int level, Buffer *out,
+                          char **errmsg) {
+  size_t bound = ZSTD_compressBound(size);
+  *out = (Buffer){.data = xmalloc(bound)};
+  size_t n = ZSTD_compress(out->data, bound, image, size, level);
+  if (ZSTD_isError(n)) {
+    *errmsg = format("cannot compress a device image: %s", ZSTD_getErrorName(n));
+    free(out->data);
+    *out = (Buffer){0};
+    return -1;
+  }
+  out->size = n;
+  return 0;
+}
+
 static LLVMValueRef device_image_constant(Wrapper *w, const OffloadEntry *e,
-                                          const PropertySets *sets, const WrapOptions *o) {
+                                          const PropertySets *sets, const WrapOptions *o,
+                                          char **errmsg) {
   const char *triple = offload_entry_get(e, "triple");
-  LLVMValueRef data = add_bytes(w, "image", e->image, e->image_size, false);
+  const uint8_t *image = e->image;
+  size_t image_size = e->image_size;
+  uint8_t format_byte = (uint8_t)e->image_kind; // the ImageKind, as upstream's wrapper
+  Buffer compressed = {0};
+  size_t threshold =
+      o->compression_threshold ? o->compression_threshold : WRAP_COMPRESSION_THRESHOLD;
+  if (o->compress && image_size >= threshold) {
+    if (compress_image(image, image_size, o->compression_level, &compressed, errmsg)) return NULL;
+    image = compressed.data;
+    image_size = compressed.size;
+    format_byte = WRAP_FORMAT_COMPRESSED;
+  }
+  LLVMValueRef data = add_bytes(w, "image", image, image_size, false);
+  free(compressed.data);
   LLVMSetAlignment(data, 8);
   LLVMValueRef entries_begin, entries_end, sets_begin, sets_end;
   add_offload_entries(w, offload_entry_get(e, "symbols"), &entries_begin, &entries_end);
@@ -178,12 +211,12 @@ static LLVMValueRef device_image_constant(Wrapper *w, const OffloadEntry *e,
   LLVMValueRef fields[] = {
       const_int(w->i16, DEVICE_IMAGE_VERSION),
       const_int(w->i8, e->offload_kind),
-      const_int(w->i8, e->image_kind), // the Format byte is the ImageKind, as upstream's
+      const_int(w->i8, format_byte),
       add_string(w, "target", triple ? triple : ""),
       add_string(w, "opts.compile", o->compile_options ? o->compile_options : ""),
       add_string(w, "opts.link", o->link_options ? o->link_options : ""),
       element_pointer(w, data, 0),
-      element_pointer(w, data, e->image_size),
+      element_pointer(w, data, image_size),
       entries_begin,
       entries_end,
       sets_begin,
@@ -278,8 +311,11 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
   define_types(&w);
 
   LLVMValueRef *image_values = xcalloc(count ? count : 1, sizeof *image_values);
-  for (size_t i = 0; i < count; i++)
-    image_values[i] = device_image_constant(&w, &images[i], &properties[i], o);
+  int rc = 0;
+  for (size_t i = 0; i < count && !rc; i++)
+    if (!(image_values[i] = device_image_constant(&w, &images[i], &properties[i], o, errmsg)))
+      rc = -1;
+  if (rc) goto done;
   LLVMValueRef images_begin, images_end;
   add_array(&w, "device_images", w.image_type, image_values, count, &images_begin, &images_end);
   LLVMValueRef desc_fields[] = {const_int(w.i16, BIN_DESC_VERSION), const_int(w.i16, count),
@@ -295,12 +331,13 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
     LLVMDisposeMessage(text);
   }
   Buffer object = {0};
-  int rc = emit_object(w.module, tm, &object, errmsg);
+  rc = emit_object(w.module, tm, &object, errmsg);
   if (!rc && (rc = write_file_atomic(path, object.data, object.size))) {
     *errmsg = format("cannot write the wrapper object: %s", strerror(-rc));
     rc = -1;
   }
   free(object.data);
+done:
   free(image_values);
   LLVMDisposeTargetData(layout);
   LLVMDisposeModule(w.module);

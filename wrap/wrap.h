@@ -16,10 +16,20 @@ extern "C" {
 // wrap/wrap.c: one __sycl.tgt_device_image (v3) per image with its offload entries and
 // its property sets in the DPC++ layout, a __sycl.tgt_bin_desc (v1), and the ctor/dtor
 // calling __sycl_register_lib / __sycl_unregister_lib, emitted as a host object.
+// With COMPRESS, as intel's offload wrappers (--compress / --offload-compress): an image of
+// at least compression_threshold bytes is registered as one zstd frame that records its
+// content size, compressed at compression_level, with the Format byte
+// WRAP_FORMAT_COMPRESSED (intel's SYCL_DEVICE_BINARY_TYPE_COMPRESSED_NONE); the runtime finds
+// the real format from the decompressed bytes. Smaller images and the property sets stay as
+// they are.
+enum { WRAP_FORMAT_COMPRESSED = 4, WRAP_COMPRESSION_THRESHOLD = 512, WRAP_COMPRESSION_LEVEL = 10 };
 typedef struct {
   const char *host_triple; // NULL: LLVM's default triple (x86-64 only)
   const char *compile_options, *link_options;
   bool print_module; // --print-wrapped-module: the wrapper's LLVM IR on stderr
+  bool compress;
+  int compression_level;        // zstd's level (it clamps); intel's default is 10
+  size_t compression_threshold; // smaller images stay uncompressed; 0: intel's 512
 } WrapOptions;
 // PROPERTIES[i] belongs to IMAGES[i]. 0, or -1 with *errmsg.
 int write_wrapper_object(const char *path, const OffloadEntry *images,

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "device_global_access.h"
 #include "spec_constants.h"
@@ -48,6 +49,11 @@ typedef struct {
   char *name; // "<module>[<index>]": messages and the resolver's cache key
   StringList symbols;
   PropertySets properties;
+  // The image's bytes and format: as registered, or for a compressed image (format 4, what
+  // --compress writes) its decompressed bytes (owned) and the format they show.
+  const uint8_t *start, *end;
+  uint8_t format;
+  uint8_t *decompressed;
 } RegisteredImage;
 
 static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +97,35 @@ static void read_property_sets(const struct sycl_device_image *img, PropertySets
   }
 }
 
+// intel's runtime takes format 4 (SYCL_DEVICE_BINARY_TYPE_COMPRESSED_NONE) for one zstd
+// frame whose header gives the size it decompresses to, and finds the format again from the
+// bytes; this one decompresses when the image is registered, not on its first build.
+enum { FORMAT_COMPRESSED = 4, FORMAT_SPIRV = 6 /* IMG_SPIRV, the Format our wrapper writes */ };
+
+static int decompress_image(RegisteredImage *r) {
+  const uint8_t *data = r->image->start;
+  size_t size = (size_t)(r->image->end - r->image->start);
+  unsigned long long content = ZSTD_getFrameContentSize(data, size);
+  if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR) {
+    runtime_error("%s: compressed image: error determining size of uncompressed data", r->name);
+    return -1;
+  }
+  r->decompressed = xmalloc(content ? content : 1);
+  size_t n = ZSTD_decompress(r->decompressed, content, data, size);
+  if (ZSTD_isError(n) || n != content) {
+    runtime_error("%s: compressed image: %s", r->name,
+                  ZSTD_isError(n) ? ZSTD_getErrorName(n) : "shorter than its frame says");
+    free(r->decompressed);
+    r->decompressed = NULL;
+    return -1;
+  }
+  r->start = r->decompressed;
+  r->end = r->decompressed + n;
+  static const uint8_t spirv_magic[4] = {0x03, 0x02, 0x23, 0x07};
+  r->format = n >= 4 && !memcmp(r->start, spirv_magic, 4) ? FORMAT_SPIRV : 0;
+  return 0;
+}
+
 static const char *module_name_of(const void *address) {
   Dl_info info;
   if (!dladdr(address, &info) || !info.dli_fname || !*info.dli_fname) return "module";
@@ -107,15 +142,23 @@ void __sycl_register_lib(struct sycl_bin_desc *desc) {
       registry = xrealloc(registry, registry_cap * sizeof *registry);
     }
     RegisteredImage *r = &registry[registry_count++];
-    *r = (RegisteredImage){.owner = desc, .image = &desc->images[i]};
+    const struct sycl_device_image *img = &desc->images[i];
+    *r = (RegisteredImage){
+        .owner = desc, .image = img, .start = img->start, .end = img->end, .format = img->format};
     r->name = format("%s[%u]", module, i);
+    if (img->format == FORMAT_COMPRESSED && decompress_image(r)) {
+      free(r->name); // an image no kernel can use: not registered
+      registry_count--;
+      continue;
+    }
     for (const struct sycl_offload_entry *e = r->image->entries_begin;
          e && e != r->image->entries_end; e++)
       strlist_push(&r->symbols, xstrdup(e->name));
     read_property_sets(r->image, &r->properties);
     if (runtime_verbose())
-      fprintf(stderr, "%s: registered %s: %zu kernel(s), %zu property set(s)\n", runtime_name,
-              r->name, r->symbols.count, r->properties.count);
+      fprintf(stderr, "%s: registered %s: %zu kernel(s), %zu property set(s)%s\n", runtime_name,
+              r->name, r->symbols.count, r->properties.count,
+              r->decompressed ? ", compressed" : "");
   }
   forget_kernel_cache();
   pthread_mutex_unlock(&runtime_lock);
@@ -133,6 +176,7 @@ void __sycl_unregister_lib(struct sycl_bin_desc *desc) {
       continue;
     }
     free(r->name);
+    free(r->decompressed);
     for (size_t s = 0; s < r->symbols.count; s++)
       free(r->symbols.items[s]);
     free(r->symbols.items);
@@ -496,9 +540,8 @@ static cl_program build_image_set(RegisteredImage **images, size_t count, char *
   uint32_t shift = 0;
   for (size_t i = 0; i < count; i++) {
     inputs[i] = format("%s/image%zu.spv", dir, i);
-    const struct sycl_device_image *img = images[i]->image;
     Buffer spirv = {0};
-    buffer_append(&spirv, img->start, (size_t)(img->end - img->start));
+    buffer_append(&spirv, images[i]->start, (size_t)(images[i]->end - images[i]->start));
     if (bind_image_device_globals(&spirv, images[i], errmsg) ||
         legacy_spirv_prepare(&spirv, errmsg) ||
         pocl_call_function_pointer_targets(&spirv, errmsg) ||
@@ -693,7 +736,7 @@ static CachedProgram *program_for_kernel(const char *kernel) {
   ResolverImage *candidates = xcalloc(registry_count ? registry_count : 1, sizeof *candidates);
   for (size_t i = 0; i < registry_count; i++)
     candidates[i] = (ResolverImage){.name = registry[i].name,
-                                    .image_kind = registry[i].image->format,
+                                    .image_kind = registry[i].format,
                                     .symbols = &registry[i].symbols,
                                     .properties = &registry[i].properties};
   StringList aspect_list = {0};
@@ -714,9 +757,9 @@ static CachedProgram *program_for_kernel(const char *kernel) {
   Buffer key = {0};
   buffer_append(&key, set_key, strlen(set_key));
   for (size_t i = 0; i < num_chosen; i++)
-    spec_constants_key(&registry[chosen[i]].properties, registry[chosen[i]].image->start,
-                       (size_t)(registry[chosen[i]].image->end - registry[chosen[i]].image->start),
-                       &spec_values, &key);
+    spec_constants_key(&registry[chosen[i]].properties, registry[chosen[i]].start,
+                       (size_t)(registry[chosen[i]].end - registry[chosen[i]].start), &spec_values,
+                       &key);
   buffer_append(&key, "", 1);
   free(set_key);
   set_key = (char *)key.data;
