@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Slurm distributor's tests (issue 26), on the one-host cluster test/slurm/cluster.sh
 # starts (ctest's fixture slurm.cluster; SLURM_CONF names it). Usage:
-#   tests.sh BUILD_DIR WORK_DIR TEST   with TEST one of e2e, faults, shared-cache, cancel
+#   tests.sh BUILD_DIR WORK_DIR TEST   with TEST one of e2e, faults, shared-cache, cancel, llvm-lto2
 # Each link here also runs without Slurm; outputs are compared byte for byte (cmp).
 # Exit status 77 (ctest: skipped) when the cluster could not be started for lack of packages.
 set -euo pipefail
@@ -137,6 +137,22 @@ cancel)
   for _ in $(seq 100); do [ -z "$(squeue --noheader)" ] && break; sleep 0.1; done
   [ -z "$(squeue --noheader)" ] || fail "jobs left in the queue: $(squeue)"
   echo "cancelled: the queue is empty"
+  ;;
+llvm-lto2)
+  # The Slurm distributor speaks LLVM's DTLTO interface, not only ours: llvm-lto2 hands the
+  # backends of a plain C++ ThinLTO link to it (each job a clang -fthinlto-index= compile, run
+  # in a Slurm step), and the program it links runs.
+  printf 'int twice(int);\nint main() { return twice(21) == 42 ? 0 : 1; }\n' > main.cpp
+  printf 'int twice(int x) { return 2 * x; }\n' > twice.cpp
+  "$llvm/clang++" -O2 -flto=thin -c main.cpp twice.cpp
+  timeout 300 "$llvm/llvm-lto2" run main.o twice.o -o native -r main.o,main,plx \
+    -r main.o,_Z5twicei, -r twice.o,_Z5twicei,pl \
+    --dtlto-distributor="$build/bin/sycl-thinlto-slurm" --dtlto-distributor-arg=--tasks=2 \
+    --dtlto-compiler="$llvm/clang" 2>lto.log || { cat lto.log; fail "llvm-lto2 failed"; }
+  [ -s native.1 ] && [ -s native.2 ] || fail "llvm-lto2 wrote no objects"
+  "$llvm/clang++" native.1 native.2 -o prog
+  ./prog || fail "the program linked by llvm-lto2 through Slurm returned $?"
+  echo "llvm-lto2: a C++ ThinLTO link's 2 backends ran on Slurm; the program runs"
   ;;
 *) fail "unknown test '$test'" ;;
 esac
