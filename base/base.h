@@ -388,6 +388,14 @@ int bridge_verify_module(LLVMModuleRef m, char **errmsg);
 void bridge_handle_bad_alloc(void);
 
 
+// base/bridge.cpp: llvm-c's builder folds a GEP or cast of constants into a constant expression
+// (and a bitcast to the operand's own type into the operand). These insert the instruction at
+// B's position, named NAME, as intel's sycl-post-link writes it. The cast is LLVMBitCast or
+// LLVMTrunc.
+LLVMValueRef bridge_build_unfolded_gep(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef ptr,
+                                       LLVMValueRef index, const char *name);
+LLVMValueRef bridge_build_unfolded_cast(LLVMBuilderRef b, LLVMOpcode op, LLVMValueRef value,
+                                        LLVMTypeRef type, const char *name);
 // base/bridge.cpp: llvm-c has no demangler. NAME demangled (malloc'd), or NULL if it is not
 // an Itanium mangling.
 char *bridge_demangle(const char *name);

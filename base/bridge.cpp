@@ -7,6 +7,8 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IR/ModuleSummaryIndex.h>
@@ -169,4 +171,30 @@ extern "C" char *bridge_demangle(const char *mangled) {
   char *copy = xstrdup(demangled); // ours are freed with free() too, but allocated by xmalloc
   std::free(demangled);
   return copy;
+}
+
+// Gap: llvm-c's builder is an IRBuilder with a ConstantFolder, so a GEP or a cast whose operands
+// are all constants comes back as a constant expression, and a bitcast to the same type as its
+// operand. intel's sycl-post-link builds these as instructions (GetElementPtrInst::Create, new
+// BitCastInst, new TruncInst), which its tests read by name; these insert the instruction itself.
+extern "C" LLVMValueRef bridge_build_unfolded_gep(LLVMBuilderRef b, LLVMTypeRef type,
+                                                   LLVMValueRef ptr, LLVMValueRef index,
+                                                   const char *name) {
+  llvm::Value *idx = llvm::unwrap(index);
+  llvm::Instruction *gep =
+      llvm::GetElementPtrInst::Create(llvm::unwrap(type), llvm::unwrap(ptr), {idx});
+  return llvm::wrap(llvm::unwrap(b)->Insert(gep, name));
+}
+
+extern "C" LLVMValueRef bridge_build_unfolded_cast(LLVMBuilderRef b, LLVMOpcode op,
+                                                    LLVMValueRef value, LLVMTypeRef type,
+                                                    const char *name) {
+  llvm::Instruction::CastOps cast;
+  switch (op) {
+  case LLVMBitCast: cast = llvm::Instruction::BitCast; break;
+  case LLVMTrunc: cast = llvm::Instruction::Trunc; break;
+  default: std::abort(); // our bug: only these two are needed
+  }
+  llvm::Instruction *inst = llvm::CastInst::Create(cast, llvm::unwrap(value), llvm::unwrap(type));
+  return llvm::wrap(llvm::unwrap(b)->Insert(inst, name));
 }

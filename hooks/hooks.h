@@ -211,14 +211,15 @@ int finalize_module(LLVMModuleRef m, const StringList *entry_points, int opt_lev
 // a runtime finds the variable in the SPIR-V (issue 16).
 void decorate_host_access(LLVMModuleRef m);
 
-// hooks/spec_constants.c: SYCL 2020 specialization constants, lowered per image as intel's
-// SpecConstantsPass does: NATIVE (SPIR-V specialization constants, IDs from 0 in each image),
+// hooks/spec_constants.c: SYCL 2020 specialization constants (and llvm.sycl.alloca arrays sized
+// by one), lowered per image as intel's SpecConstantsPass does: NATIVE (SPIR-V specialization constants, IDs from 0 in each image),
 // EMULATION (loads from the buffer the runtime passes), DEFAULTS (the default values). Writes
 // !sycl.specialization-constants and !sycl.specialization-constants-default-values (not for
 // DEFAULTS), which compute_properties turns into the property sets. LINK_ORDER (the link):
 // constants numbered and laid out in the order of their names (the order of the JSON the
 // runtime gets them in), a padding element of a composite passed as zero, not undef (LLVM's
-// SPIR-V backend needs a value); without it, intel's order and undef.
+// SPIR-V backend needs a value); without it, intel's order and undef, and intel's unfolded
+// instruction shapes (the front's emulated reads, the default image's bool).
 typedef enum {
   SPEC_CONST_NONE,
   SPEC_CONST_NATIVE,

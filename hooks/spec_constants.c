@@ -1,7 +1,8 @@
 // SYCL 2020 specialization constants of one image: the calls DPC++'s front end emits
-// (__sycl_getScalar2020SpecConstantValue, __sycl_getComposite2020SpecConstantValue) lowered as
-// intel's SpecConstantsPass lowers them, with the metadata its property sets are read from
-// (properties/compute.c). It reads no property and emits no SPIR-V.
+// (__sycl_getScalar2020SpecConstantValue, __sycl_getComposite2020SpecConstantValue, and
+// llvm.sycl.alloca, a private array sized by one) lowered as intel's SpecConstantsPass lowers
+// them, with the metadata its property sets are read from (properties/compute.c). It reads no
+// property and emits no SPIR-V.
 #include "hooks/hooks.h"
 
 #include <stdlib.h>
@@ -11,6 +12,11 @@ static const char scalar_prefix[] = "_Z37__sycl_getScalar2020SpecConstantValue";
 static const char composite_prefix[] = "_Z40__sycl_getComposite2020SpecConstantValue";
 static const char ids_metadata[] = "sycl.specialization-constants";
 static const char defaults_metadata[] = "sycl.specialization-constants-default-values";
+// intel's mark of a module whose constants were replaced by their defaults.
+static const char defaults_module_metadata[] = "sycl.specialization-constants-default-values-module";
+// intel's llvm.sycl.alloca.*(symbolic ID, specialization_id, buffer, T value, i64 align): a
+// private array of T whose length is the specialization constant (sycl_ext_oneapi_private_alloca).
+static const char sycl_alloca_prefix[] = "llvm.sycl.alloca";
 enum { PADDING_ID = 0xffffffffu }; // a descriptor the runtime skips
 
 static bool is_spec_constant_getter(LLVMValueRef f) {
@@ -20,9 +26,15 @@ static bool is_spec_constant_getter(LLVMValueRef f) {
                                   !strncmp(name, composite_prefix, sizeof composite_prefix - 1));
 }
 
+static bool is_sycl_alloca(LLVMValueRef f) {
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  return LLVMIsDeclaration(f) && !strncmp(name, sycl_alloca_prefix, sizeof sycl_alloca_prefix - 1);
+}
+
 bool module_uses_spec_constants(LLVMModuleRef m) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (is_spec_constant_getter(f) && LLVMGetFirstUse(f)) return true;
+    if ((is_spec_constant_getter(f) || is_sycl_alloca(f)) && LLVMGetFirstUse(f)) return true;
   return false;
 }
 
@@ -183,6 +195,7 @@ typedef struct {
   LLVMBuilderRef b;
   SpecConstMode mode;
   bool zero_padding; // pass zero, not undef, for a padding element (for LLVM's SPIR-V backend)
+  bool intel_shape;  // unfolded gep/bitcast/trunc instructions with intel's names (the front)
   bool spir;         // spir_func calls
   SpecConstant *constants; // in the order first seen
   size_t count;
@@ -363,13 +376,36 @@ static LLVMValueRef emit_emulated(Lowering *lw, LLVMValueRef buffer, unsigned of
                                   LLVMTypeRef t) {
   LLVMTypeRef i8 = LLVMInt8TypeInContext(lw->ctx);
   LLVMValueRef index = LLVMConstInt(LLVMInt32TypeInContext(lw->ctx), offset, 0);
-  LLVMValueRef gep = LLVMBuildGEP2(lw->b, i8, buffer, &index, 1, "gep");
   bool is_bool = LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1;
-  LLVMValueRef load = LLVMBuildLoad2(lw->b, is_bool ? i8 : t, gep, "load");
+  LLVMValueRef ptr;
+  if (lw->intel_shape) { // as intel writes it: "gep", then "bc" (not for a bool), "load"
+    ptr = bridge_build_unfolded_gep(lw->b, i8, buffer, index, "gep");
+    if (!is_bool) ptr = bridge_build_unfolded_cast(lw->b, LLVMBitCast, ptr, LLVMTypeOf(ptr), "bc");
+  } else {
+    ptr = LLVMBuildGEP2(lw->b, i8, buffer, &index, 1, "gep");
+  }
+  LLVMValueRef load = LLVMBuildLoad2(lw->b, is_bool ? i8 : t, ptr, "load");
   return is_bool ? LLVMBuildTrunc(lw->b, load, t, "tobool") : load;
 }
 
+// intel's lowering of llvm.sycl.alloca: an array alloca of the call's T whose length is SIZE,
+// with the call's alignment, in place of the call.
+static LLVMValueRef emit_sized_alloca(Lowering *lw, LLVMValueRef call, LLVMValueRef size) {
+  LLVMValueRef align = LLVMGetOperand(call, 4);
+  if (LLVMGetTypeKind(LLVMTypeOf(size)) != LLVMIntegerTypeKind || !LLVMIsAConstantInt(align)) {
+    if (!lw->error)
+      lw->error = xstrdup("llvm.sycl.alloca: the length is no integer or the alignment no constant");
+    return LLVMGetUndef(LLVMTypeOf(call));
+  }
+  LLVMValueRef a = LLVMBuildArrayAlloca(lw->b, LLVMTypeOf(LLVMGetOperand(call, 3)), size, "alloca");
+  LLVMSetAlignment(a, (unsigned)LLVMConstIntGetZExtValue(align));
+  if (LLVMTypeOf(a) != LLVMTypeOf(call) && !lw->error) // llvm-c places allocas in the DL's space
+    lw->error = xstrdup("llvm.sycl.alloca: a pointer outside the data layout's alloca space");
+  return a;
+}
+
 static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
+  bool sycl_alloca = is_sycl_alloca(f);
   unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
   LLVMAttributeRef sret = LLVMGetEnumAttributeAtIndex(f, 1, sret_kind);
   unsigned name_arg = sret ? 1 : 0;
@@ -384,7 +420,11 @@ static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
     free(symbol);
     return;
   }
-  LLVMTypeRef t = sret ? LLVMGetTypeAttributeValue(sret) : LLVMTypeOf(call);
+  // llvm.sycl.alloca returns the array: its constant's type is that of the default (in memory,
+  // so a bool is an i8, as intel).
+  LLVMTypeRef t = sret          ? LLVMGetTypeAttributeValue(sret)
+                  : sycl_alloca ? LLVMTypeOf(def)
+                                : LLVMTypeOf(call);
   LLVMPositionBuilderBefore(lw->b, call);
   SpecConstant *sc = find_constant(lw, symbol);
   bool is_new = !sc;
@@ -425,8 +465,13 @@ static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
     replacement = emit_emulated(lw, buffer, sc->offset, t);
   } else { // SPEC_CONST_DEFAULTS
     bool is_bool = LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1;
-    replacement = is_bool ? LLVMBuildTrunc(lw->b, def, t, "bool") : def;
+    replacement = !is_bool          ? def
+                  : lw->intel_shape ? bridge_build_unfolded_cast(lw->b, LLVMTrunc, def, t, "bool")
+                                    : LLVMBuildTrunc(lw->b, def, t, "bool");
   }
+  // intel: in emulation the array's length is the default (the runtime refuses such a kernel).
+  if (sycl_alloca)
+    replacement = emit_sized_alloca(lw, call, lw->mode == SPEC_CONST_EMULATION ? def : replacement);
   if (is_new && lw->mode != SPEC_CONST_DEFAULTS) {
     if (padding)
       add_default(lw, LLVMConstNull(LLVMArrayType2(LLVMInt8TypeInContext(lw->ctx), padding)));
@@ -446,6 +491,8 @@ static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
 static void write_metadata(Lowering *lw) {
   LLVMGetOrInsertNamedMetadata(lw->m, ids_metadata, strlen(ids_metadata));
   LLVMGetOrInsertNamedMetadata(lw->m, defaults_metadata, strlen(defaults_metadata));
+  if (lw->mode == SPEC_CONST_DEFAULTS)
+    LLVMGetOrInsertNamedMetadata(lw->m, defaults_module_metadata, strlen(defaults_module_metadata));
   LLVMTypeRef i32 = LLVMInt32TypeInContext(lw->ctx);
   for (size_t i = 0; i < lw->count && lw->mode != SPEC_CONST_DEFAULTS; i++) {
     SpecConstant *sc = &lw->constants[i];
@@ -481,14 +528,17 @@ int lower_spec_constants(LLVMModuleRef m, SpecConstMode mode, bool link_order, b
                  .dl = LLVMGetModuleDataLayout(m),
                  .b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m)),
                  .mode = mode,
-                 .zero_padding = link_order};
+                 .zero_padding = link_order,
+                 .intel_shape = !link_order};
   const char *triple = LLVMGetTarget(m);
   lw.spir = !strncmp(triple, "spir", 4);
+  // intel leaves llvm.sycl.alloca alone in emulation for spir/spir64 (Triple::isSPIR: not spirv).
+  bool keep_allocas = mode == SPEC_CONST_EMULATION && lw.spir && strncmp(triple, "spirv", 5);
   // intel's order: the declarations in module order, each one's calls in use-list order.
   PendingCall *calls = NULL;
   size_t n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (!is_spec_constant_getter(f)) continue;
+    if (!is_spec_constant_getter(f) && (!is_sycl_alloca(f) || keep_allocas)) continue;
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
       if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f) continue;
