@@ -81,7 +81,8 @@ static void remove_if_abandoned(const char *dir) {
   if (fd < 0) return;
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
     remove_files_in(dir, "");
-    if (rmdir(dir) == 0) note("%s: removed, a temporary directory of a process that has ended", dir);
+    if (rmdir(dir) == 0)
+      note("%s: removed, a temporary directory of a process that has ended", dir);
   }
   close(fd);
 }
