@@ -67,8 +67,16 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
   } while (0)
 
 // base/cleanup.c: paths removed if the process exits through fatal() or exit_on_errors(),
-// or is ended by SIGINT, SIGTERM or SIGHUP; a directory is removed with the files in it.
+// or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what this process made
+// there (issue 24: never remove what we did not create). remove_on_failure: a regular file
+// this process has made at PATH (its device and inode are recorded now), or a name only this
+// process uses (PID in it) where a tool it runs will make one; never a directory, a device,
+// a FIFO or a link. Register a final output after it is written, not before.
 void remove_on_failure(const char *path);
+// PATH, holding what is at MADE now: a temporary this process made and renames to PATH next.
+void remove_on_failure_as(const char *path, const char *made);
+// A directory this process has made (mkdtemp), removed with the files in it.
+void remove_dir_on_failure(const char *dir);
 void keep_on_success(const char *path);
 void remove_failure_paths(void); // exit_failure()'s
 // base/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
@@ -160,9 +168,16 @@ void buffer_drop_pages(const Buffer *b);
 // This host's name as part of a file name ('/' and '.' made '_'), for temporaries that links
 // on several hosts write into one shared directory.
 const char *host_name(void);
+// PATH.tmp.HOST.PID.N, a name for a temporary of PATH that no other process uses (N counts
+// this process's temporaries); malloc'd. remove_dead_temporaries knows these names.
+char *temporary_name(const char *path);
 // Writes PATH.tmp.HOST.PID.N then renames it over PATH: readers never see half a file. An
 // existing non-regular PATH (/dev/null, a FIFO) is written in place instead.
 int write_file_atomic(const char *path, const void *data, size_t size);
+// The same for an output of a command that other outputs may still fail after: PATH is then
+// removed if the process fails before keep_on_success(PATH), and only if it still holds
+// what was written (it is registered with the temporary's inode before the rename).
+int write_output_atomic(const char *path, const void *data, size_t size);
 // The same, written piece by piece: open, write (errors are kept), commit or abort. The
 // temporary is removed if the process exits through fatal().
 typedef struct {
@@ -177,6 +192,40 @@ void atomic_abort(AtomicFile *f);
 // rename(TMP, PATH), except that an existing non-regular PATH (/dev/null, a FIFO) is written
 // in place rather than replaced. 0, or a negative errno.
 int replace_file(const char *tmp, const char *path);
+
+// base/temporaries.c — what a process killed by SIGKILL leaves is removed by the next one
+// (issue 24). Regular files beside PATH named after it (PATH or PATH's name with more after
+// it) ending in ".tmp.HOST.PID.N", where HOST is this host and PID a process that no longer
+// exists (a PID of another host is never judged).
+void remove_dead_temporaries(const char *path);
+// A new directory PARENT/NAME-XXXXXX (malloc'd), removed on failure with its files, that a
+// lock (flock on its .lock file) marks as this process's while it lives. First removes the
+// PARENT/NAME-* directories whose lock nobody holds: their process has ended. Fatal if it
+// cannot be made.
+char *make_temp_dir(const char *parent, const char *name);
+// Removes such a directory once its files are gone (its lock file too) and lets the lock go.
+void remove_temp_dir(const char *dir);
+
+// base/outputs.c — the one rule for outputs (issue 24): a command writes only the paths it
+// was asked to write, and never one that names an input, a directory or a device. Each
+// command records its inputs, then checks every path it will write, before anything runs.
+// Records PATH (if it exists) as an input of this run, by device and inode: a symbolic link,
+// a hard link or a path through ".." names it too.
+void output_rule_input(const char *path);
+// Fatal ("PATH: ...") if PATH, which OPTION asks for ("-o", "--time-trace"...), names a
+// recorded input, a directory, or a device other than the null device (written in place, as
+// a FIFO is); then removes the temporaries dead processes left beside PATH.
+void check_output_path(const char *path, const char *option);
+// check_output_path for each existing entry of PREFIX's directory whose name is PREFIX's
+// last component followed by a REST that DERIVED(REST, ARG) says the command would write
+// (OUT_3.bc, OUT.0.spv): the names a command derives from its -o, checked before they are
+// known one by one.
+// A DERIVED for check_derived_outputs: REST is SEPARATOR (a string), digits, then a dot
+// (".3.spv" after OUT, "_0.bc" after a post-link prefix).
+bool is_numbered_name(const char *rest, const void *separator);
+void check_derived_outputs(const char *prefix, bool (*derived)(const char *rest, const void *arg),
+                           const void *arg, const char *option);
+
 double now_seconds(void);
 // Hands the pages of freed heap memory back to the system (glibc keeps them otherwise,
 // wherever a live block above them pins the heap): called after a stage frees much.

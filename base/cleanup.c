@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,9 +30,16 @@
 // handler can reach it.
 //
 
+// A path is removed only if it still holds what this process made there: a node knows the
+// device and inode it was given (known), else (a name only this process uses, which a tool it
+// runs has yet to create) it takes any regular file. A file node never removes a directory,
+// a device, a FIFO or a link; a directory node removes the files in a directory we made.
 typedef struct CleanupPath {
   struct CleanupPath *_Atomic next;
-  char *path; // not changed while listed
+  char *path; // none of these change while listed
+  bool directory, known;
+  dev_t dev;
+  ino_t ino;
 } CleanupPath;
 
 static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -59,14 +67,45 @@ void remove_files_in(const char *dir, const char *prefix) {
   if (d) closedir(d);
 }
 
-void remove_on_failure(const char *path) {
+// PATH, with the device and inode of what stands at MADE now (PATH itself, or a temporary
+// about to be renamed to PATH).
+static void add_path(const char *path, bool directory, const char *made) {
+  struct stat st;
+  bool exists = lstat(made, &st) == 0;
+  // What stands there now and is not of the kind we make is not ours: never listed.
+  if (exists && (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) return;
+  if (!exists && directory) return;
   CleanupPath *node = malloc(sizeof *node);
   if (!node) abort();
-  node->path = copy_path(path);
+  *node = (CleanupPath){.path = copy_path(path), .directory = directory, .known = exists};
+  if (exists) {
+    node->dev = st.st_dev;
+    node->ino = st.st_ino;
+  }
   pthread_mutex_lock(&paths_lock);
   atomic_store(&node->next, atomic_load(&paths));
   atomic_store(&paths, node);
   pthread_mutex_unlock(&paths_lock);
+}
+
+void remove_on_failure(const char *path) {
+  add_path(path, false, path);
+}
+
+void remove_on_failure_as(const char *path, const char *made) {
+  add_path(path, false, made);
+}
+
+void remove_dir_on_failure(const char *dir) {
+  add_path(dir, true, dir);
+}
+
+// Whether NODE's path still holds what this process made: system calls only (the handler's).
+static bool still_ours(const CleanupPath *node) {
+  struct stat st;
+  if (lstat(node->path, &st) < 0) return false;
+  if (node->known) return st.st_dev == node->dev && st.st_ino == node->ino;
+  return !node->directory && S_ISREG(st.st_mode);
 }
 
 void keep_on_success(const char *path) {
@@ -88,17 +127,27 @@ void keep_on_success(const char *path) {
 void remove_failure_paths(void) {
   pthread_mutex_lock(&paths_lock);
   for (CleanupPath *node = atomic_load(&paths); node; node = atomic_load(&node->next)) {
-    // A directory goes with the files in it (one level: our temporary directories are flat).
-    if (unlink(node->path) == 0 || errno != EISDIR) continue;
+    if (!still_ours(node)) continue;
+    if (!node->directory) {
+      unlink(node->path);
+      continue;
+    }
+    // A directory we made goes with the files in it (one level: ours are flat).
     remove_files_in(node->path, "");
     rmdir(node->path);
   }
   pthread_mutex_unlock(&paths_lock);
 }
 
-// In the handler, with system calls only: a file, or a flat directory and its files.
-static void remove_path_now(const char *path) {
-  if (unlink(path) == 0 || errno != EISDIR) return;
+// In the handler, with system calls only: a file, or a flat directory and its files, if
+// still ours.
+static void remove_path_now(const CleanupPath *node) {
+  const char *path = node->path;
+  if (!still_ours(node)) return;
+  if (!node->directory) {
+    unlink(path);
+    return;
+  }
   static _Alignas(8) char entries[4096]; // one handler runs at a time
   for (int pass = 0; pass < 2; pass++) { // entries removed while listed may hide others
     int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -180,7 +229,7 @@ static void wait_children_now(void) {
 static void remove_paths_now(void) {
   atomic_store(&walking, true);
   for (CleanupPath *node = atomic_load(&paths); node; node = atomic_load(&node->next))
-    remove_path_now(node->path);
+    remove_path_now(node);
 }
 
 //

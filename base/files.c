@@ -179,8 +179,15 @@ const char *host_name(void) {
   return host;
 }
 
-int atomic_open(AtomicFile *f, const char *path) {
+char *temporary_name(const char *path) {
   static atomic_uint serial; // distinct temporary names for concurrent writers of one path
+  // Host-unique too: a cache directory on a shared file system is written by links on
+  // several hosts, whose process ids may be the same (issue 26).
+  return format("%s.tmp.%s.%ld.%u", path, host_name(), (long)getpid(),
+                atomic_fetch_add(&serial, 1));
+}
+
+int atomic_open(AtomicFile *f, const char *path) {
   struct stat st;
   *f = (AtomicFile){.fd = -1, .path = xstrdup(path)};
   // An existing non-regular file (/dev/null, a FIFO, a terminal) is written in place:
@@ -188,10 +195,7 @@ int atomic_open(AtomicFile *f, const char *path) {
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     f->fd = open(path, O_WRONLY | O_TRUNC);
   } else {
-    // Host-unique too: a cache directory on a shared file system is written by links on
-    // several hosts, whose process ids may be the same (issue 26).
-    f->tmp = format("%s.tmp.%s.%ld.%u", path, host_name(), (long)getpid(),
-                    atomic_fetch_add(&serial, 1));
+    f->tmp = temporary_name(path);
     f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (f->fd >= 0) remove_on_failure(f->tmp);
   }
@@ -242,6 +246,19 @@ int write_file_atomic(const char *path, const void *data, size_t size) {
   if (e) return e;
   atomic_write(&f, data, size);
   return atomic_commit(&f);
+}
+
+int write_output_atomic(const char *path, const void *data, size_t size) {
+  AtomicFile f;
+  int e = atomic_open(&f, path);
+  if (e) return e;
+  atomic_write(&f, data, size);
+  // Listed under its final name while it is still the temporary: its inode is the output's
+  // once renamed, and no moment passes in which a failure would leave it behind.
+  if (f.tmp && !f.error) remove_on_failure_as(path, f.tmp);
+  e = atomic_commit(&f);
+  if (e) keep_on_success(path);
+  return e;
 }
 
 int replace_file(const char *tmp, const char *path) {

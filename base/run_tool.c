@@ -5,49 +5,79 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+// In the child, between fork and exec: system calls only (the parent may have threads). It
+// ends with its parent: a wrapper killed by SIGKILL has no handler to end its device link,
+// so the kernel sends that link SIGTERM (it then cleans up after itself). A parent that died
+// before the request was made is seen by getppid. Then it starts clean: default signal
+// dispositions (we may ignore SIGPIPE) and an empty mask (the caller may be a thread with
+// signals blocked). An exec that fails sends its errno up ERROR_FD.
+__attribute__((noreturn)) static void start_child(const char *const argv[], pid_t parent,
+                                                  int output_fd, int error_fd) {
+  int e = 0;
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0) e = errno;
+  if (!e && getppid() != parent) _exit(127);
+  struct sigaction default_action = {.sa_handler = SIG_DFL};
+  for (int sig = 1; sig < NSIG; sig++)
+    sigaction(sig, &default_action, NULL); // SIGKILL, SIGSTOP and the unused fail: no matter
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (!e && (null < 0 || dup2(null, 0) < 0 || dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0))
+    e = errno;
+  if (!e) {
+    execvp(argv[0], (char *const *)argv);
+    e = errno;
+  }
+  while (write(error_fd, &e, sizeof e) < 0 && errno == EINTR)
+    ;
+  _exit(127);
+}
 
-// Thread-safety: every call owns its pipe, child and temporary file; nothing here is
-// shared between calls. The pipe is close-on-exec, so a child started by another thread
-// meanwhile cannot hold its write end open. waitpid names our own pid, so it neither
-// steals nor is stolen from libuv's SIGCHLD handling.
+// Thread-safety: every call owns its pipes and child; nothing here is shared between calls.
+// The pipes are close-on-exec, so a child started by another thread meanwhile cannot hold
+// their write ends open. waitpid names our own pid, so it neither steals nor is stolen from
+// libuv's SIGCHLD handling.
 int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   *output = (Buffer){0};
-  int fds[2];
+  int fds[2], error_fds[2];
   if (pipe2(fds, O_CLOEXEC) < 0) return -errno;
-
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  int rc = posix_spawn_file_actions_init(&actions);
-  if (rc) goto fail_actions;
-  rc = posix_spawnattr_init(&attr);
-  if (rc) goto fail_attr;
-  // The child starts clean: default signal dispositions (we may ignore SIGPIPE) and an
-  // empty mask (the caller may be a thread with signals blocked).
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  if ((rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) ||
-      (rc = posix_spawn_file_actions_adddup2(&actions, fds[1], 1)) ||
-      (rc = posix_spawn_file_actions_adddup2(&actions, fds[1], 2)) ||
-      (rc = posix_spawnattr_setsigdefault(&attr, &all)) ||
-      (rc = posix_spawnattr_setsigmask(&attr, &none)) ||
-      (rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)))
-    goto fail_spawn;
-  pid_t pid;
-  rc = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv, environ);
-  if (rc) goto fail_spawn;
-  track_child(pid); // a signal that ends us ends it too
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
+  if (pipe2(error_fds, O_CLOEXEC) < 0) {
+    int e = -errno;
+    close(fds[0]);
+    close(fds[1]);
+    return e;
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) start_child(argv, parent, fds[1], error_fds[1]);
+  int rc = pid < 0 ? errno : 0;
   close(fds[1]);
+  close(error_fds[1]);
+  if (!rc) { // the exec's errno, or nothing once the exec closed the pipe
+    int e;
+    ssize_t n;
+    while ((n = read(error_fds[0], &e, sizeof e)) < 0 && errno == EINTR)
+      ;
+    if (n == (ssize_t)sizeof e) {
+      rc = e;
+      while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    }
+  }
+  close(error_fds[0]);
+  if (rc) {
+    close(fds[0]);
+    return -rc;
+  }
+  track_child(pid); // a signal that ends us ends it too
 
   char chunk[4096];
   for (;;) {
@@ -69,13 +99,4 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
     }
   untrack_child(pid);
   return 0;
-
-fail_spawn:
-  posix_spawnattr_destroy(&attr);
-fail_attr:
-  posix_spawn_file_actions_destroy(&actions);
-fail_actions:
-  close(fds[0]);
-  close(fds[1]);
-  return -rc;
 }

@@ -252,7 +252,7 @@ Distribution *distribution_open(const HookOptions *opts, const char *linker_outp
   }
   if (mkdir(d->dir, 0777) < 0 && errno != EEXIST)
     fatal(d->dir, "cannot make the jobs' directory: %s", strerror(errno));
-  remove_on_failure(d->dir); // with the files in it
+  remove_dir_on_failure(d->dir); // with the files in it
   return d;
 }
 

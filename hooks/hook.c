@@ -46,11 +46,10 @@ struct HookRun {
 static void save_temp(const HookOptions *opts, size_t index, const char *suffix,
                       const Buffer *data) {
   if (!opts->save_temps_prefix) return;
+  // Atomically, as every output: never written through a link or into a device in place.
   char *path = format("%s.%zu.%s", opts->save_temps_prefix, index, suffix);
-  FILE *f = fopen(path, "wb");
-  if (!f || fwrite(data->data, 1, data->size, f) != data->size)
-    warning(path, "cannot save temporary file");
-  if (f) fclose(f);
+  int rc = write_file_atomic(path, data->data, data->size);
+  if (rc) warning(path, "cannot save temporary file: %s", strerror(-rc));
   free(path);
 }
 

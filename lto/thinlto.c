@@ -190,11 +190,10 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   // would all wait for the last backend, at the link's peak (bench/RESULTS.md). We map the
   // files, and the hooks read each module's pages only while they use them. With a cache
   // they are made in its directory: hard links to the entries (check_cache_entries).
+  // Locked while this link lives: the next link removes those of links killed by SIGKILL.
   const char *tmp = getenv("TMPDIR");
-  char *dir = cache_dir ? format("%s/objects-XXXXXX", cache_dir)
-                        : format("%s/%s-thinlto-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
-  if (!mkdtemp(dir)) fatal(dir, "cannot create a directory: %s", strerror(errno));
-  remove_on_failure(dir);
+  char *dir = cache_dir ? make_temp_dir(cache_dir, "objects")
+                        : make_temp_dir(tmp && *tmp ? tmp : "/tmp", TOOL_NAME "-thinlto");
   int rc = check_results_room(dir, &room);
   if (rc)
     fatal(dir, "cannot write ThinLTO's results (%llu bytes) here: %s",
@@ -238,8 +237,7 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   free(back.files);
   free(back.rc);
   free(back.stats);
-  rmdir(dir);
-  keep_on_success(dir);
+  remove_temp_dir(dir);
   free(dir);
   free(cache_dir);
   return damaged;

@@ -282,10 +282,27 @@ static void check_output_writable(const char *path) {
   free(copy);
 }
 
-// An output that names an input would replace it: the link fails before it reads anything.
-static void check_not_output(const char *output, const char *input) {
-  if (same_file(output, input))
-    fatal(input, "is also the output file (-o %s); the link would overwrite it", output);
+// Every path the link writes, under the one rule for outputs (base/outputs.c), before
+// anything runs (the reproducer is written first of all): -o, the time trace, the reproducer
+// and the --save-temps files beside -o (OUT.N.linked.bc, ...).
+static void check_link_outputs(LinkOptions *o) {
+  if (!o->output) return; // run_link says so
+  for (size_t i = 0; i < o->inputs.count; i++)
+    output_rule_input(o->inputs.items[i]);
+  for (size_t i = 0; i < o->device_libs.count; i++) {
+    char *path = find_device_lib(o, o->device_libs.items[i]);
+    output_rule_input(path);
+    free(path);
+  }
+  check_output_path(o->output, "-o");
+  if (o->time_trace_flag && !o->time_trace) {
+    char *beside = format("%s.time-trace", o->output);
+    check_output_path(beside, "--time-trace");
+    free(beside);
+  }
+  if (o->time_trace) check_output_path(o->time_trace, "--time-trace");
+  if (o->reproduce) check_output_path(o->reproduce, "--reproduce");
+  if (o->save_temps) check_derived_outputs(o->output, is_numbered_name, ".", "--save-temps");
 }
 
 // CPU seconds of this process and of the children it has waited for (the workers).
@@ -361,9 +378,6 @@ static bool option_named(const char *arg, const char *name) {
 // own files (cache, trace, library paths, --reproduce) is left out. Written before the link
 // runs, so that a link that fails or crashes can be sent too.
 static void write_reproducer(const LinkOptions *o, char **argv) {
-  for (size_t i = 0; i < o->inputs.count; i++)
-    if (same_file(o->reproduce, o->inputs.items[i]))
-      fatal(o->inputs.items[i], "is also the --reproduce archive; it would be overwritten");
   Reproducer r;
   reproducer_begin(&r, o->reproduce);
   for (size_t g = 0; g < o->num_groups; g++) {
@@ -429,8 +443,6 @@ static int run_link(LinkOptions *o) {
   }
   LLVMInstallFatalErrorHandler(llvm_fatal_error);
   check_output_writable(o->output);
-  for (size_t i = 0; i < o->inputs.count; i++)
-    check_not_output(o->output, o->inputs.items[i]);
   Cache cache, *cachep = NULL;
   CachePolicy policy;
   char *why;
@@ -467,7 +479,6 @@ static int run_link(LinkOptions *o) {
       read_input_file(&inputs, o->inputs.items[i], false);
     for (size_t i = 0; i < o->device_libs.count; i++) {
       char *path = find_device_lib(o, o->device_libs.items[i]);
-      check_not_output(o->output, path);
       read_input_file(&inputs, path, true);
       free(path);
     }
@@ -640,6 +651,7 @@ int link_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, false);
+  check_link_outputs(&o);
   if (o.reproduce) write_reproducer(&o, argv);
   int rc = run_link(&o);
   free_options(&o);
@@ -650,6 +662,7 @@ int clang_sycl_linker_main(int argc, char **argv) {
   LinkOptions o;
   default_options(&o);
   parse_link_options(argc, argv, &o, true);
+  check_link_outputs(&o);
   if (o.reproduce) write_reproducer(&o, argv);
   int rc = run_link(&o);
   free_options(&o);

@@ -423,6 +423,31 @@ static char *find_static_library(const StringList *dirs, const char *name, bool 
 // it embeds; the device link reads that file in its place.
 static StrMap host_bitcode_device_code;
 
+// Every file the host link reads, as output_rule_input's: the inputs, and the static
+// libraries -l finds.
+static void record_host_inputs(const StringList *args) {
+  StringList dirs = {0};
+  for (size_t i = 0; i < args->count; i++)
+    if (!strncmp(args->items[i], "-L", 2))
+      strlist_push(&dirs, xstrdup(args->items[i][2]     ? args->items[i] + 2
+                                  : i + 1 < args->count ? args->items[i + 1]
+                                                        : ""));
+  for (size_t i = 0; i < args->count; i++) {
+    const char *a = args->items[i];
+    if (!strncmp(a, "-l", 2)) {
+      const char *library = a[2] ? a + 2 : i + 1 < args->count ? args->items[++i] : "";
+      char *path = find_static_library(&dirs, library, true);
+      if (path) output_rule_input(path);
+      free(path);
+    } else if (a[0] == '-') {
+      i += takes_separate_value(a);
+    } else {
+      output_rule_input(a);
+    }
+  }
+  strlist_free(&dirs);
+}
+
 static void collect_device_inputs(const StringList *args, StringList *device_inputs) {
   StringList dirs = {0}, candidates = {0};
   for (size_t i = 0; i < args->count; i++) // -L applies to every -l, wherever it stands
@@ -730,18 +755,24 @@ int linker_wrapper_main(int argc, char **argv) {
     fatal(o.linker_path, "host link step: the --linker-path cannot be run: %s", strerror(errno));
   const char *output = o.output ? o.output : "a.out";
 
+  // The host linker's output never replaces one of its inputs (it writes a temporary that
+  // is renamed over the output after a successful link): refused before any step runs.
+  record_host_inputs(&o.linker_args);
+  check_output_path(output, "-o");
   char *temp_dir = NULL, *temp_prefix, *device_binary, *wrapper_object;
   if (o.save_temps) {
     temp_prefix = format("%s.sycl.", output);
   } else {
     const char *tmp = getenv("TMPDIR");
-    temp_dir = format("%s/%s-wrapper-XXXXXX", tmp && *tmp ? tmp : "/tmp", TOOL_NAME);
-    if (!mkdtemp(temp_dir)) fatal(temp_dir, "cannot create a directory: %s", strerror(errno));
-    remove_on_failure(temp_dir);
+    temp_dir = make_temp_dir(tmp && *tmp ? tmp : "/tmp", TOOL_NAME "-wrapper");
     temp_prefix = format("%s/", temp_dir);
   }
   device_binary = format("%s%s", temp_prefix, o.save_temps ? "bin" : "device.bin");
   wrapper_object = format("%swrapper.o", temp_prefix);
+  if (o.save_temps) {
+    check_output_path(device_binary, "--save-temps");
+    check_output_path(wrapper_object, "--save-temps");
+  }
 
   // Host bitcode (host -flto) registers its uniquely identifiable variables (seed 004) and
   // may embed device code: rewritten first, so the steps below see the copies.
@@ -756,7 +787,7 @@ int linker_wrapper_main(int argc, char **argv) {
     free(wrapper_object);
     wrapper_object = NULL;
   }
-  char *partial_output = format("%s.sycl-thinlto.%d.tmp", output, (int)getpid());
+  char *partial_output = temporary_name(output); // the host linker makes it
   remove_on_failure(partial_output);
 
   if (!rc && device_inputs.count) {
@@ -772,8 +803,7 @@ int linker_wrapper_main(int argc, char **argv) {
     if (wrapper_object) unlink(wrapper_object);
     for (size_t i = 0; i < host_temps.count; i++)
       unlink(host_temps.items[i]);
-    rmdir(temp_dir);
-    keep_on_success(temp_dir);
+    remove_temp_dir(temp_dir);
   }
   strlist_free(&host_temps);
   strlist_free(&device_inputs);
@@ -784,9 +814,8 @@ int linker_wrapper_main(int argc, char **argv) {
   free(device_binary);
   free(wrapper_object);
   free(partial_output);
-  if (rc) {
-    unlink(output);
-    exit_on_errors();
-  }
+  // A failed link never wrote OUTPUT (only its temporary, removed): what stands there is
+  // left as it was.
+  if (rc) exit_on_errors();
   return rc ? 1 : 0;
 }

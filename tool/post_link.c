@@ -444,9 +444,8 @@ static int write_output(Outputs *o, const char *path, const void *data, size_t s
     if (rc < 0) *errmsg = format("<stdout>: cannot write: %s", strerror(-rc));
     return rc;
   }
-  remove_on_failure(path);
   strlist_push(&o->files, xstrdup(path));
-  int rc = write_file_atomic(path, data, size);
+  int rc = write_output_atomic(path, data, size);
   if (rc < 0) {
     *errmsg = format("%s: cannot write: %s", path, strerror(-rc));
     return -1;
@@ -659,9 +658,36 @@ static void write_table(const char *path, const Buffer *table) {
     if (rc < 0) fatal("<stdout>", "cannot write: %s", strerror(-rc));
     return;
   }
-  remove_on_failure(path);
-  int rc = write_file_atomic(path, table->data, table->size);
+  int rc = write_output_atomic(path, table->data, table->size);
   if (rc < 0) fatal(path, "cannot write: %s", strerror(-rc));
+}
+
+// The names the modules and their files take after the prefix: _N.bc, _N.ll, _N.sym,
+// _N.prop, and _TARGET_N.prop for a table with a target.
+static bool is_module_file(const char *rest, const void *arg) {
+  const PostLink *p = arg;
+  if (is_numbered_name(rest, "_")) return true;
+  for (size_t t = 0; t < p->num_tables; t++) {
+    if (!*p->tables[t].target) continue;
+    char *separator = format("_%s_", p->tables[t].target);
+    bool yes = is_numbered_name(rest, separator);
+    free(separator);
+    if (yes) return true;
+  }
+  return false;
+}
+
+// Every path the command writes, under the one rule for outputs (base/outputs.c), before
+// the input is read: the tables (or the one module), and the modules' files that already
+// stand where this run would write its own.
+static void check_post_link_outputs(const PostLink *p) {
+  if (strcmp(p->input, "-")) output_rule_input(p->input);
+  for (size_t t = 0; t < p->num_tables; t++)
+    if (strcmp(p->tables[t].file, "-")) check_output_path(p->tables[t].file, "-o");
+  if (p->ir_output_only) return;
+  char *option = format("-o %s (a module's file)", p->output);
+  check_derived_outputs(p->prefix, is_module_file, p, option);
+  free(option);
 }
 
 int post_link_main(int argc, char **argv) {
@@ -686,6 +712,7 @@ int post_link_main(int argc, char **argv) {
     p.prefix = output_prefix(p.output);
   }
   const char *name = strcmp(p.input, "-") ? p.input : "<stdin>";
+  check_post_link_outputs(&p);
 
   Buffer input;
   read_input(p.input, &input);

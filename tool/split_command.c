@@ -181,12 +181,12 @@ static char *bitcode_triple(const Buffer *file, const char *name) {
 // The fat object with its .llvm.offloading section replaced, written by llvm-objcopy
 // (--update-section keeps every other section and symbol as it is).
 static void write_object(const SplitCommand *c, const Buffer *section) {
-  char *section_file = format("%s.offloading.tmp.%d", c->output, (int)getpid());
-  char *object_file = format("%s.tmp.%d", c->output, (int)getpid());
-  remove_on_failure(section_file);
+  char *section_file = temporary_name(c->output);
+  char *object_file = temporary_name(c->output); // llvm-objcopy makes it
   remove_on_failure(object_file);
   int rc = write_file_atomic(section_file, section->data, section->size);
   if (rc < 0) fatal(section_file, "cannot write: %s", strerror(-rc));
+  remove_on_failure(section_file);
   char *update = format("%s=%s", offloading_section, section_file);
   const char *argv[] = {
       LLVM_BINDIR "/llvm-objcopy", "--update-section", update, c->input, object_file, NULL};
@@ -213,6 +213,12 @@ static void write_object(const SplitCommand *c, const Buffer *section) {
 int split_main(int argc, char **argv) {
   SplitCommand c;
   parse_split_command(argc, argv, &c);
+  // Like objcopy, split may rewrite its input in place (it reads it whole first, and the
+  // result replaces it atomically): -o is checked before the input is recorded, the other
+  // outputs after.
+  check_output_path(c.output, "-o");
+  output_rule_input(c.input);
+  if (c.save_temps) check_derived_outputs(c.output, is_numbered_name, ".", "--save-temps");
   Buffer file = {0};
   int rc = read_file(c.input, &file);
   if (rc < 0) fatal(c.input, "%s", read_error_text(rc));

@@ -73,9 +73,8 @@ int wrap_main(int argc, char **argv) {
   if (!output) fatal(NULL, "no output file; use -o <file>");
   if (!inputs.count) fatal(NULL, "no input files");
   for (size_t i = 0; i < inputs.count; i++)
-    if (same_file(inputs.items[i], output))
-      fatal(inputs.items[i], "is also the output file (-o %s); wrapping would overwrite it",
-            output);
+    output_rule_input(inputs.items[i]);
+  check_output_path(output, "-o");
   OffloadEntry *images;
   PropertySets *properties;
   Buffer *bytes;
@@ -140,6 +139,8 @@ int register_host_main(int argc, char **argv) {
   }
   if (!input) fatal(NULL, "no input file");
   if (!output) fatal(NULL, "no output file; use -o <file>");
+  output_rule_input(input);
+  check_output_path(output, "-o");
   Buffer in = {0};
   int rc = read_file(input, &in);
   if (rc) fatal(input, "%s", read_error_text(rc));

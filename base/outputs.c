@@ -1,0 +1,75 @@
+// The one rule for outputs (issue 24): a path a command will write may not name one of its
+// inputs, a directory or a device (the null device aside). It checks; it writes nothing.
+#include "base/base.h"
+
+#include <dirent.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+// The inputs of this run, as the command named them; small metadata, kept until exit.
+typedef struct {
+  char *name;
+  dev_t dev;
+  ino_t ino;
+} RecordedInput;
+static RecordedInput *inputs;
+static size_t num_inputs;
+
+void output_rule_input(const char *path) {
+  struct stat st;
+  if (stat(path, &st) < 0) return; // reading it will say why
+  inputs = xrealloc(inputs, (num_inputs + 1) * sizeof *inputs);
+  inputs[num_inputs++] = (RecordedInput){xstrdup(path), st.st_dev, st.st_ino};
+}
+
+// /dev/null and its like (a node of the same device elsewhere): writing there discards.
+static bool is_null_device(const struct stat *st) {
+  return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
+}
+
+void check_output_path(const char *path, const char *option) {
+  struct stat st;
+  // stat, not lstat: a link to an input or to a directory names it; a dangling link, or a
+  // link to another file, is replaced by the rename as a file would be.
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fatal(path, "%s names a directory, not a file to write", option);
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !is_null_device(&st))
+      fatal(path, "%s names a device; only the null device is written in place", option);
+    for (size_t i = 0; i < num_inputs; i++) {
+      if (inputs[i].dev != st.st_dev || inputs[i].ino != st.st_ino) continue;
+      if (!strcmp(inputs[i].name, path))
+        fatal(path, "is an input; %s would overwrite it", option);
+      fatal(path, "is the input %s; %s would overwrite it", inputs[i].name, option);
+    }
+  }
+  remove_dead_temporaries(path);
+}
+
+bool is_numbered_name(const char *rest, const void *separator) {
+  size_t n = strlen(separator);
+  if (strncmp(rest, separator, n)) return false;
+  rest += n;
+  size_t digits = strspn(rest, "0123456789");
+  return digits && rest[digits] == '.';
+}
+
+void check_derived_outputs(const char *prefix, bool (*derived)(const char *rest, const void *arg),
+                           const void *arg, const char *option) {
+  char *copy = xstrdup(prefix), *copy2 = xstrdup(prefix);
+  const char *dir = dirname(copy), *base = basename(copy2);
+  size_t base_len = strlen(base);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, base, base_len) || !derived(e->d_name + base_len, arg)) continue;
+    char *path = !strcmp(dir, ".") && prefix[0] != '.' ? xstrdup(e->d_name)
+                                                        : format("%s/%s", dir, e->d_name);
+    check_output_path(path, option);
+    free(path);
+  }
+  if (d) closedir(d);
+  free(copy);
+  free(copy2);
+}

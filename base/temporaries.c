@@ -1,0 +1,144 @@
+// What a process killed by SIGKILL leaves behind, removed by the next one: temporaries of an
+// output whose process has ended, and temporary directories whose lock nobody holds. It
+// removes nothing of a live process, nor anything whose owner it cannot judge (another host).
+#include "base/base.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// A process of this host that still exists (EPERM: it does, and is someone else's).
+static bool process_exists(long pid) {
+  return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+// The PID of NAME if it ends in ".tmp.HOST.PID.N" with HOST this host's name, else 0.
+static long temporary_owner(const char *name) {
+  char *marker = format(".tmp.%s.", host_name());
+  long pid = 0;
+  for (const char *at = strstr(name, marker); at && !pid; at = strstr(at + 1, marker)) {
+    const char *p = at + strlen(marker);
+    char *end;
+    long owner = strtol(p, &end, 10);
+    if (end == p || *end != '.' || owner <= 0) continue;
+    p = end + 1;
+    strtoul(p, &end, 10);
+    if (end != p && !*end && p[0] != '-' && p[0] != '+') pid = owner;
+  }
+  free(marker);
+  return pid;
+}
+
+void remove_dead_temporaries(const char *path) {
+  char *copy = xstrdup(path), *copy2 = xstrdup(path);
+  const char *dir = dirname(copy), *base = basename(copy2);
+  size_t base_len = strlen(base);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && base_len && (e = readdir(d));) {
+    if (strncmp(e->d_name, base, base_len)) continue;
+    long pid = temporary_owner(e->d_name + base_len);
+    if (!pid || pid == getpid() || process_exists(pid)) continue;
+    char *file = format("%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && unlink(file) == 0)
+      note("%s: removed, a temporary of process %ld, which has ended", file, pid);
+    free(file);
+  }
+  if (d) closedir(d);
+  free(copy);
+  free(copy2);
+}
+
+//
+// Temporary directories: DIR/.lock is locked (flock) by the process that made DIR for as long
+// as it lives, and the lock file appears only once locked, so a directory whose lock another
+// process can take is a dead process's. flock works across hosts on NFS too; a directory
+// without a lock file (being made right now, or by an older version) is left alone.
+//
+
+static const char lock_name[] = ".lock";
+
+typedef struct {
+  char *dir;
+  int fd;
+} HeldLock;
+static HeldLock *held; // the main thread's: temporary directories are made and removed there
+static size_t num_held;
+
+// Removes DIR's files and DIR if its lock can be taken; the lock is let go after.
+static void remove_if_abandoned(const char *dir) {
+  char *lock = format("%s/%s", dir, lock_name);
+  int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  free(lock);
+  if (fd < 0) return;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    remove_files_in(dir, "");
+    if (rmdir(dir) == 0)
+      note("%s: removed, a temporary directory of a process that has ended", dir);
+  }
+  close(fd);
+}
+
+static void remove_abandoned_dirs(const char *parent, const char *name) {
+  char *prefix = format("%s-", name);
+  DIR *d = opendir(parent);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+    char *dir = format("%s/%s", parent, e->d_name);
+    struct stat st;
+    if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+      remove_if_abandoned(dir);
+    free(dir);
+  }
+  if (d) closedir(d);
+  free(prefix);
+}
+
+char *make_temp_dir(const char *parent, const char *name) {
+  remove_abandoned_dirs(parent, name);
+  char *dir = format("%s/%s-XXXXXX", parent, name);
+  if (!mkdtemp(dir)) fatal(dir, "cannot create a directory: %s", strerror(errno));
+  remove_dir_on_failure(dir);
+  // Locked under another name, then renamed: no one sees .lock unlocked.
+  char *unlocked = format("%s/%s.%ld", dir, lock_name, (long)getpid());
+  char *lock = format("%s/%s", dir, lock_name);
+  // A directory that cannot be locked (a full file system, a path at its length limit) is
+  // used unlocked: the writes into it fail with the reason, and no one reclaims it.
+  int fd = open(unlocked, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0 && flock(fd, LOCK_EX) == 0 && rename(unlocked, lock) == 0) {
+    held = xrealloc(held, (num_held + 1) * sizeof *held);
+    held[num_held++] = (HeldLock){xstrdup(dir), fd};
+  } else {
+    note("%s: cannot lock it: %s", dir, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(unlocked);
+    }
+  }
+  free(unlocked);
+  free(lock);
+  return dir;
+}
+
+void remove_temp_dir(const char *dir) {
+  char *lock = format("%s/%s", dir, lock_name);
+  unlink(lock);
+  free(lock);
+  rmdir(dir);
+  keep_on_success(dir);
+  for (size_t i = 0; i < num_held; i++) {
+    if (strcmp(held[i].dir, dir)) continue;
+    close(held[i].fd);
+    free(held[i].dir);
+    held[i] = held[--num_held];
+    break;
+  }
+}
