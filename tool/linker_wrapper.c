@@ -53,6 +53,7 @@ typedef struct {
   int jobs;
   StringList device_link_args;
   StringList linker_args;
+  const char *temp_prefix; // where the steps' temporaries go: a directory of ours/, or OUT.sycl.
 } WrapperOptions;
 
 // clang-linker-wrapper spells its options -name=value or --name=value.
@@ -582,6 +583,21 @@ static bool failed_on_options(const Buffer *output) {
   return false;
 }
 
+// A command line longer than this goes to its program in a response file, as clang passes
+// long ones (LLVM's commandLineFitsWithinSystemLimits): what clang gave us through one must
+// not fail with E2BIG when we pass it on. Both our link and the host linkers read @FILE.
+enum { MAX_COMMAND_LINE = 64 * 1024, MAX_ARGUMENT = 32 * 4096 };
+
+static bool fits_command_line(const StringList *argv) {
+  size_t length = 0;
+  for (size_t i = 0; i < argv->count; i++) {
+    size_t n = strlen(argv->items[i]);
+    if (n >= MAX_ARGUMENT) return false;
+    length += n + 1;
+  }
+  return length <= MAX_COMMAND_LINE;
+}
+
 // Runs ARGV; on failure records an error saying which STEP failed and with what output. It
 // names INPUTS (the files the step reads) when given, else the program that ran.
 static int run_step(const WrapperOptions *o, const char *step, const StringList *argv,
@@ -589,11 +605,38 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
   if (o->print_commands) print_command(argv);
   if (o->dry_run) return 0;
   const char **list = xcalloc(argv->count + 1, sizeof *list);
-  for (size_t i = 0; i < argv->count; i++)
-    list[i] = argv->items[i];
+  list[0] = argv->items[0];
+  size_t count = 1;
+  char *response = NULL;
+  if (!fits_command_line(argv)) {
+    Buffer text = {0};
+    for (size_t i = 1; i < argv->count; i++)
+      append_response_arg(&text, argv->items[i]);
+    response = format("%s%s.rsp", o->temp_prefix, step);
+    for (char *c = response + strlen(o->temp_prefix); *c; c++)
+      if (*c == ' ') *c = '-';
+    remove_on_failure(response);
+    int written = write_file_atomic(response, text.data, text.size);
+    free(text.data);
+    if (written) {
+      error(response, "%s step: cannot write its response file: %s", step, strerror(-written));
+      free(response);
+      free(list);
+      return -1;
+    }
+    list[count++] = format("@%s", response);
+  } else {
+    for (size_t i = 1; i < argv->count; i++)
+      list[count++] = argv->items[i];
+  }
   Buffer output = {0};
   int status = 0;
   int rc = run_tool(list, &output, &status);
+  if (response) {
+    if (!o->save_temps) unlink(response);
+    free((char *)list[1]);
+    free(response);
+  }
   free(list);
   if (output.size) fwrite(output.data, 1, output.size, stderr);
   char *culprit = rc >= 0 && status && inputs ? failing_input(&output, inputs) : NULL;
@@ -740,6 +783,7 @@ int linker_wrapper_main(int argc, char **argv) {
     remove_on_failure(temp_dir);
     temp_prefix = format("%s/", temp_dir);
   }
+  o.temp_prefix = temp_prefix;
   device_binary = format("%s%s", temp_prefix, o.save_temps ? "bin" : "device.bin");
   wrapper_object = format("%swrapper.o", temp_prefix);
 

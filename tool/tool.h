@@ -25,10 +25,17 @@ void print_version(void);
 // every name the tool runs under answers it before reading its other options.
 bool asks_for_version(int argc, char **argv);
 
-// `@FILE` arguments replaced by the arguments FILE holds (blank-separated; "..." and '...'
-// quote, a backslash escapes the next character; nested @FILEs too), for every command.
-// *argv is then a new array (the strings live until exit). A FILE that cannot be read is fatal.
+// `@FILE` arguments replaced by the arguments FILE holds, read as clang and lld read them on
+// Linux (GNU quoting: blanks separate, "..." and '...' quote, a backslash escapes the next
+// character; empty arguments dropped; nested @FILEs relative to the working directory, at
+// most 20 deep), for every command and every name, before any option is parsed. *argv is
+// then a new array (the strings live until exit). A FILE that cannot be read, or that
+// includes itself, is fatal.
 void expand_response_files(int *argc, char ***argv);
+// Appends ARG and a line break to a response file's text, quoted where it must be so that
+// expand_response_files, clang, lld and GNU ld read it back unchanged (an empty argument
+// excepted: clang and lld drop it).
+void append_response_arg(Buffer *out, const char *arg);
 
 //
 // tool/reproduce.c — --reproduce=FILE.tar: the inputs and a response file in one archive
