@@ -323,18 +323,19 @@ static bool is_relocatable_elf(const uint8_t *data, size_t size) {
 static bool object_has_device_code(const char *origin, const uint8_t *data, size_t size) {
   if (is_offload_binary(data, size)) return true;
   if (!is_relocatable_elf(data, size)) return false;
-  const uint8_t *section;
-  size_t section_size;
+  SectionBytes *sections;
+  size_t count;
   char *why;
   reading_input_begin(origin, "object");
-  int unreadable = elf_offloading_section(data, size, &section, &section_size, &why);
+  int unreadable = elf_offloading_sections(data, size, &sections, &count, &why);
   reading_input_end();
   if (unreadable) {
     error(origin, "%s", why);
     free(why);
     return false;
   }
-  return section != NULL;
+  free(sections);
+  return count > 0;
 }
 
 static bool file_has_device_code(const char *path) {
@@ -768,6 +769,9 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
 int linker_wrapper_main(int argc, char **argv) {
   WrapperOptions o = {.compression_level = WRAP_COMPRESSION_LEVEL};
   parse_wrapper_options(argc, argv, &o);
+  char *why;
+  if (o.host_triple && check_host_triple(o.host_triple, &why))
+    fatal(NULL, "--host-triple: %s", why);
   if (!o.linker_path) fatal(NULL, "host link step: no --linker-path=<host linker> given");
   if (access(o.linker_path, X_OK) != 0)
     fatal(o.linker_path, "host link step: the --linker-path cannot be run: %s", strerror(errno));

@@ -240,15 +240,22 @@ int split_main(int argc, char **argv) {
       fatal(c.input, "%s", why);
     split_entries(&c, entries, count, &out);
   } else if (file.size >= 4 && !memcmp(file.data, "\177ELF", 4)) {
-    const uint8_t *section;
-    size_t section_size;
+    SectionBytes *sections;
+    size_t num_sections;
     reading_input_begin(c.input, "object");
-    int unreadable = elf_offloading_section(file.data, file.size, &section, &section_size, &why);
+    int unreadable = elf_offloading_sections(file.data, file.size, &sections, &num_sections, &why);
     reading_input_end();
     if (unreadable) fatal(c.input, "%s", why);
-    if (!section) fatal(c.input, "no %s section: not a fat object", offloading_section);
-    if (offload_binary_parse(section, section_size, &entries, &count, &why))
+    if (!num_sections) fatal(c.input, "no %s section: not a fat object", offloading_section);
+    // llvm-objcopy --update-section, which writes the result back, updates one section of a
+    // name; the objects `ld -r` joined are split one by one, before it.
+    if (num_sections > 1)
+      fatal(c.input, "%zu %s sections: split reads an object with one (split the objects "
+                     "before joining them)",
+            num_sections, offloading_section);
+    if (offload_binary_parse(sections[0].data, sections[0].size, &entries, &count, &why))
       fatal(c.input, "%s: %s", offloading_section, why);
+    free(sections);
     split_entries(&c, entries, count, &out);
     write_object(&c, &out);
     goto done;
