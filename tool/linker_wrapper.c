@@ -769,6 +769,7 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
 int linker_wrapper_main(int argc, char **argv) {
   WrapperOptions o = {.compression_level = WRAP_COMPRESSION_LEVEL};
   parse_wrapper_options(argc, argv, &o);
+  if (o.output) refuse_stdout_output(o.output);
   char *why;
   if (o.host_triple && check_host_triple(o.host_triple, &why))
     fatal(NULL, "--host-triple: %s", why);

@@ -31,6 +31,24 @@ int parse_jobs(const char *option, const char *text) {
   return (int)v;
 }
 
+void refuse_stdout_output(const char *output) {
+  if (!strcmp(output, "-"))
+    fatal(NULL, "-o -: this command writes its output to a file, not to standard output; "
+                "name the file (./- for a file named '-')");
+}
+
+void parse_aspects(const char *option, const char *list, StringList *aspects) {
+  size_t first = aspects->count;
+  strlist_split_commas(aspects, list);
+  for (size_t i = first; i < aspects->count; i++) {
+    uint32_t value;
+    if (aspect_value(aspects->items[i], &value))
+      fatal(NULL, "%s: unknown aspect '%s' (expected names such as fp64, fp16, atomic64, or "
+                  "aspect numbers)",
+            option, aspects->items[i]);
+  }
+}
+
 const char *joined_value(const char *arg, const char *name) {
   size_t n = strlen(name);
   if (arg[0] != '-') return NULL;

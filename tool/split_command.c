@@ -65,7 +65,7 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
       c->split.allow_dependencies = true;
     } else if ((v = option_value(argc, argv, &i, a, "aot-aspects"))) {
       c->split.aot = true;
-      strlist_split_commas(&c->split.aot_aspects, v);
+      parse_aspects("--aot-aspects", v, &c->split.aot_aspects);
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) {
       c->jobs = parse_jobs("--jobs", v);
     } else if (!strncmp(a, "-j", 2)) {
@@ -78,6 +78,7 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
   }
   if (!c->input) fatal(NULL, "no input file");
   if (!c->output) fatal(NULL, "no output file; use -o <file>");
+  refuse_stdout_output(c->output);
   if (c->jobs <= 0) c->jobs = (int)uv_available_parallelism();
 }
 

@@ -73,6 +73,7 @@ int wrap_main(int argc, char **argv) {
   char *why;
   if (o.host_triple && check_host_triple(o.host_triple, &why)) fatal(NULL, "--host-triple: %s", why);
   if (!output) fatal(NULL, "no output file; use -o <file>");
+  refuse_stdout_output(output);
   if (!inputs.count) fatal(NULL, "no input files");
   for (size_t i = 0; i < inputs.count; i++)
     if (same_file(inputs.items[i], output))
@@ -141,6 +142,7 @@ int register_host_main(int argc, char **argv) {
   }
   if (!input) fatal(NULL, "no input file");
   if (!output) fatal(NULL, "no output file; use -o <file>");
+  refuse_stdout_output(output);
   Buffer in = {0};
   int rc = read_file(input, &in);
   if (rc) fatal(input, "%s", read_error_text(rc));
