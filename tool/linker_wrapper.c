@@ -338,7 +338,67 @@ static bool object_has_device_code(const char *origin, const uint8_t *data, size
   return count > 0;
 }
 
-static bool file_has_device_code(const char *path) {
+// A host bitcode input (host -flto) or archive member's device code, written to a temporary
+// the device link reads: temporary path -> the name the user knows ("libh.a(x.o)"), so that
+// the device link's messages name that instead of a file that is gone when they are read.
+static StrMap shown_names;
+static StringList shown_paths; // its keys
+
+static void show_as(const char *path, const char *name) {
+  strmap_put(&shown_names, path, xstrdup(name));
+  strlist_push(&shown_paths, xstrdup(path));
+}
+
+// TEXT with every temporary of shown_names replaced by the name it stands for.
+static void show_names(Buffer *text) {
+  for (size_t k = 0; k < shown_paths.count; k++) {
+    const char *path = shown_paths.items[k], *name = strmap_get(&shown_names, path);
+    size_t plen = strlen(path), nlen = strlen(name);
+    Buffer out = {0};
+    const char *p = (const char *)text->data, *end = p + text->size;
+    while (p < end) {
+      const char *hit = memmem(p, (size_t)(end - p), path, plen);
+      if (!hit) {
+        buffer_append(&out, p, (size_t)(end - p));
+        break;
+      }
+      buffer_append(&out, p, (size_t)(hit - p));
+      buffer_append(&out, name, nlen);
+      p = hit + plen;
+    }
+    free(text->data);
+    *text = out;
+  }
+}
+static StringList *embedded_temps; // the temporaries, to remove after the link
+static const char *embedded_prefix;
+static int embedded_count;
+
+// The device code host bitcode ORIGIN embeds, written for the device link: its path, or NULL
+// when there is none (or after error()).
+static char *write_embedded_device_code(const char *origin, const uint8_t *data, size_t size) {
+  Buffer embedded = {0};
+  char *why = NULL;
+  if (host_bitcode_offloading(data, size, origin, &embedded, &why)) {
+    error(origin, "%s", why);
+    free(why);
+    return NULL;
+  }
+  if (!embedded.size) return NULL;
+  char *path = format("%smember%d.offload", embedded_prefix, embedded_count++);
+  strlist_push(embedded_temps, xstrdup(path));
+  int written = write_file_atomic(path, embedded.data, embedded.size);
+  free(embedded.data);
+  if (written) {
+    error(path, "cannot write the device code of %s: %s", origin, strerror(-written));
+    free(path);
+    return NULL;
+  }
+  show_as(path, origin);
+  return path;
+}
+
+static bool file_has_device_code(const char *path, StringList *device_inputs) {
   Buffer file = {0};
   int rc = read_file(path, &file);
   if (rc == -EFBIG) error(path, "%s", read_error_text(rc)); // the host linker would read it
@@ -351,6 +411,12 @@ static bool file_has_device_code(const char *path) {
     if (!archive_parse(file.data, file.size, &members, &count, &why)) {
       for (size_t i = 0; i < count; i++) {
         char *origin = format("%s(%s)", path, members[i].name);
+        // Host -flto: a member is host bitcode embedding its device code (ld reads the
+        // member itself; the device link reads what it embeds).
+        char *embedded = is_llvm_bitcode(members[i].data, members[i].size)
+                             ? write_embedded_device_code(origin, members[i].data, members[i].size)
+                             : NULL;
+        if (embedded) strlist_push(device_inputs, embedded);
         found = object_has_device_code(origin, members[i].data, members[i].size) || found;
         free(origin);
         free(members[i].name);
@@ -452,7 +518,7 @@ static void collect_device_inputs(const StringList *args, StringList *device_inp
     const char *embedded = strmap_get(&host_bitcode_device_code, candidates.items[i]);
     if (embedded)
       strlist_push(device_inputs, xstrdup(embedded));
-    else if (file_has_device_code(candidates.items[i]) &&
+    else if (file_has_device_code(candidates.items[i], device_inputs) &&
              !strlist_contains(device_inputs, candidates.items[i]))
       strlist_push(device_inputs, xstrdup(candidates.items[i]));
     else
@@ -519,7 +585,10 @@ static int rewrite_host_bitcode(WrapperOptions *o, const char *prefix, StringLis
     } else {
       note("%s: %zu uniquely identifiable variable(s) registered%s", a, registered,
            embedded.size ? ", device code found" : "");
-      if (embedded.size) strmap_put(&host_bitcode_device_code, bitcode, xstrdup(device));
+      if (embedded.size) {
+        strmap_put(&host_bitcode_device_code, bitcode, xstrdup(device));
+        show_as(device, a);
+      }
       free(o->linker_args.items[i]);
       o->linker_args.items[i] = xstrdup(bitcode);
     }
@@ -639,8 +708,15 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
     free(response);
   }
   free(list);
+  show_names(&output);
   if (output.size) fwrite(output.data, 1, output.size, stderr);
-  char *culprit = rc >= 0 && status && inputs ? failing_input(&output, inputs) : NULL;
+  StringList shown = {0}; // INPUTS by the names the user knows
+  for (size_t i = 0; inputs && i < inputs->count; i++) {
+    const char *name = strmap_get(&shown_names, inputs->items[i]);
+    strlist_push(&shown, xstrdup(name ? name : inputs->items[i]));
+  }
+  char *culprit = rc >= 0 && status && inputs ? failing_input(&output, &shown) : NULL;
+  strlist_free(&shown);
   const char *what = culprit ? culprit : argv->items[0];
   bool told = rc >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1 && failed_on_options(&output);
   free(output.data);
@@ -799,6 +875,8 @@ int linker_wrapper_main(int argc, char **argv) {
 
   // Which inputs of the host link carry device code: objects, archives, -l archives.
   StringList device_inputs = {0};
+  embedded_prefix = temp_prefix;
+  embedded_temps = &host_temps;
   if (!rc) collect_device_inputs(&o.linker_args, &device_inputs);
   exit_on_errors(); // damaged inputs, before anything is written
   if (!device_inputs.count) {
