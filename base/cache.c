@@ -99,42 +99,55 @@ static char *entry_path(const Cache *c, const char *kind, const char *key) {
   return format("%s/%s-%s", c->dir, kind, key);
 }
 
+// A decimal count of digits only (strtoull alone takes "-1" as 2^64-1, and blanks and '+'),
+// times SCALE, at most INT64_MAX (durations and sizes are compared with signed times and
+// file sizes): *end is what follows the digits. 0, or -1 if negative, empty or too large.
+static int parse_count(const char *text, uint64_t scale, uint64_t *value, const char **end) {
+  const char *p = text;
+  uint64_t v = 0;
+  for (; *p >= '0' && *p <= '9'; p++)
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+      return -1;
+  if (p == text || __builtin_mul_overflow(v, scale, &v) || v > INT64_MAX) return -1;
+  *value = v;
+  *end = p;
+  return 0;
+}
+
 static int parse_duration(const char *text, uint64_t *seconds) {
-  char *end;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (end == text) return -1;
-  switch (*end) {
+  const char *digits_end = text + strspn(text, "0123456789");
+  uint64_t scale;
+  switch (*digits_end) {
   case 's':
-    v *= 1;
+    scale = 1;
     break;
   case 'm':
-    v *= 60;
+    scale = 60;
     break;
   case 'h':
-    v *= 3600;
+    scale = 3600;
     break;
   case 'd':
-    v *= 86400;
+    scale = 86400;
     break;
   default:
     return -1;
   }
-  if (end[1]) return -1;
-  *seconds = v;
+  const char *end;
+  if (digits_end[1] || parse_count(text, scale, seconds, &end)) return -1;
   return 0;
 }
 
 static int parse_size(const char *text, uint64_t *bytes) {
-  char *end;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (end == text) return -1;
-  const char *units = "bkmg";
-  const char *u = *end ? strchr(units, *end | 0x20) : units;
-  if (!u || (*end && end[1])) return -1;
+  const char *digits_end = text + strspn(text, "0123456789");
+  static const char units[] = "bkmg";
+  const char *u = *digits_end ? strchr(units, *digits_end | 0x20) : units;
+  if (!u || !*u || (*digits_end && digits_end[1])) return -1;
+  uint64_t scale = 1;
   for (; u > units; u--)
-    v *= 1024;
-  *bytes = v;
-  return 0;
+    scale *= 1024;
+  const char *end;
+  return parse_count(text, scale, bytes, &end);
 }
 
 // lld's spelling: prune_after=24h:cache_size_bytes=1g:cache_size_files=1000:prune_interval=20m
@@ -154,9 +167,8 @@ int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg) {
     } else if (!strcmp(item, "cache_size_bytes")) {
       if (parse_size(v, &p->max_bytes)) goto bad;
     } else if (!strcmp(item, "cache_size_files")) {
-      char *end;
-      p->max_files = strtoull(v, &end, 10);
-      if (end == v || *end) goto bad;
+      const char *end;
+      if (parse_count(v, 1, &p->max_files, &end) || *end) goto bad;
     } else {
       goto bad;
     }

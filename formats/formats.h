@@ -135,11 +135,17 @@ void input_set_free(InputSet *set);
 // Triples linked here: spirv64*, spir64* (canonicalized to SPIRV_TRIPLE).
 bool is_spirv_triple(const char *triple);
 const char *canonical_triple(const char *triple);
-// The .llvm.offloading section of an ELF object, through llvm-c's object API.
-// 0 with *section NULL when the object has none; -1 with *errmsg if not an object or the
-// section is out of range or empty.
-int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
-                           size_t *section_size, char **errmsg);
+// Every .llvm.offloading section of an ELF object, in section-table order, through llvm-c's
+// object API: an object made by `ld -r --unique=.llvm.offloading` (or llvm-objcopy
+// --add-section) holds several, and clang-linker-wrapper reads them all.
+// 0 with *sections (malloc'd, pointing into DATA; NULL when *count is 0) and *count; -1 with
+// *errmsg if not an object, or a section is out of range or empty.
+typedef struct {
+  const uint8_t *data;
+  size_t size;
+} SectionBytes;
+int elf_offloading_sections(const uint8_t *data, size_t size, SectionBytes **sections,
+                            size_t *count, char **errmsg);
 
 // A set's dummy image: SPLIT_DUMMY_KEY "1" on the input, or SPLIT_DUMMY_METADATA in M.
 bool is_dummy_image(const InputImage *input, LLVMModuleRef m);

@@ -125,10 +125,10 @@ static int check_elf_sections(const uint8_t *data, size_t size, char **errmsg) {
   return *errmsg ? -1 : 0;
 }
 
-int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **section,
-                           size_t *section_size, char **errmsg) {
-  *section = NULL;
-  *section_size = 0;
+int elf_offloading_sections(const uint8_t *data, size_t size, SectionBytes **sections,
+                            size_t *count, char **errmsg) {
+  *sections = NULL;
+  *count = 0;
   if (!is_elf(data, size)) {
     *errmsg = format("not an ELF object");
     return -1;
@@ -154,7 +154,9 @@ int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **sec
     goto done;
   }
   LLVMSectionIteratorRef it = LLVMObjectFileCopySectionIterator(binary);
-  for (; it && !LLVMObjectFileIsSectionIteratorAtEnd(binary, it); LLVMMoveToNextSection(it)) {
+  size_t cap = 0;
+  for (; it && !LLVMObjectFileIsSectionIteratorAtEnd(binary, it) && !result;
+       LLVMMoveToNextSection(it)) {
     const char *name = LLVMGetSectionName(it); // NULL for an empty name
     if (!name || strcmp(name, offloading_section_name)) continue;
     const uint8_t *contents = (const uint8_t *)LLVMGetSectionContents(it);
@@ -168,12 +170,19 @@ int elf_offloading_section(const uint8_t *data, size_t size, const uint8_t **sec
       *errmsg = format("section %s is empty", offloading_section_name);
       result = -1;
     } else {
-      *section = contents;
-      *section_size = length;
+      if (*count == cap) {
+        cap = cap ? cap * 2 : 2;
+        *sections = xrealloc(*sections, cap * sizeof **sections);
+      }
+      (*sections)[(*count)++] = (SectionBytes){contents, (size_t)length};
     }
-    break;
   }
   if (it) LLVMDisposeSectionIterator(it);
+  if (result) {
+    free(*sections);
+    *sections = NULL;
+    *count = 0;
+  }
 done:
   LLVMDisposeBinary(binary);
   LLVMDisposeMemoryBuffer(buffer);
@@ -344,8 +353,16 @@ static void add_offload_entries(InputSet *set, const char *origin, OffloadEntry 
     if (e->offload_kind != OFK_SYCL) {
       note("%s: skipping %s image of offload kind %s (%u): only SYCL images are linked", name,
            image_kind_name(e->image_kind), offload_kind_name(e->offload_kind), e->offload_kind);
-    } else if (!triple) {
+    } else if (!triple || !*triple) {
+      // A SYCL image that says no target may be the only copy of its kernels: a link that
+      // went on without it would drop them silently.
+      if (set->for_link)
+        fatal(name, "%s image without a triple: the device it is for is unknown",
+              image_kind_name(e->image_kind));
       note("%s: skipping %s image without a triple", name, image_kind_name(e->image_kind));
+    } else if (e->image_kind > IMG_SPIRV && set->for_link) {
+      fatal(name, "image of unknown kind %u (for '%s'): only LLVM bitcode is linked",
+            e->image_kind, triple);
     } else if (!is_spirv_triple(triple)) {
       note("%s: skipping %s image for '%s': only spir64/spirv64 images are linked", name,
            image_kind_name(e->image_kind), triple);
@@ -444,20 +461,38 @@ static void read_archive(InputSet *set, const char *origin, const uint8_t *data,
   free(members);
 }
 
+// Every .llvm.offloading section's images, numbered across sections when there are several.
 static void read_object(InputSet *set, const char *origin, const uint8_t *data, size_t size,
                         bool is_library) {
-  const uint8_t *section;
-  size_t section_size;
+  SectionBytes *sections;
+  size_t count;
   char *errmsg;
   reading_input_begin(origin, "object");
-  int unreadable = elf_offloading_section(data, size, &section, &section_size, &errmsg);
+  int unreadable = elf_offloading_sections(data, size, &sections, &count, &errmsg);
   reading_input_end();
   if (unreadable) fatal(origin, "%s", errmsg);
-  if (!section) {
+  if (!count) {
     note("%s: no %s section: no device code", origin, offloading_section_name);
     return;
   }
-  read_offload_binaries(set, origin, ".llvm.offloading: ", section, section_size, is_library);
+  OffloadEntry *all = NULL;
+  size_t total = 0;
+  for (size_t s = 0; s < count; s++) {
+    OffloadEntry *entries;
+    size_t n;
+    if (offload_binary_parse(sections[s].data, sections[s].size, &entries, &n, &errmsg)) {
+      if (count > 1)
+        fatal(origin, "%s (section %zu of %zu): %s", offloading_section_name, s + 1, count,
+              errmsg);
+      fatal(origin, "%s: %s", offloading_section_name, errmsg);
+    }
+    all = xrealloc(all, (total + n ? total + n : 1) * sizeof *all);
+    memcpy(all + total, entries, n * sizeof *entries);
+    total += n;
+    free(entries);
+  }
+  free(sections);
+  add_offload_entries(set, origin, all, total, is_library);
 }
 
 // Archive members that are none of the forms (host data, text) are skipped, not errors.

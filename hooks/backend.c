@@ -75,7 +75,13 @@ static void record_undefined_users(LLVMModuleRef m, StringList *undefined_users)
     StrMap seen = {0};
     find_kernels(gv, &kernels, &seen);
     char *users = strlist_join(&kernels, " ");
-    strlist_push(undefined_users, format("%.*s\t%s", (int)len, name, users));
+    // DPC++ marks the program's own functions with sycl-module-id, declarations too: one
+    // that is used and left undefined is an undefined symbol, whatever its name looks like.
+    bool declared = LLVMIsAFunction(gv) && LLVMGetFirstUse(gv) &&
+                    LLVMGetStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex,
+                                                  "sycl-module-id", 14);
+    strlist_push(undefined_users,
+                 format("%.*s\t%s%s", (int)len, name, users, declared ? "\tdeclared" : ""));
     free(users);
     strlist_free(&kernels);
     strmap_free(&seen);

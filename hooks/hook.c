@@ -17,7 +17,10 @@ typedef struct {
   size_t image; // position in the output, which names --save-temps files
   ImageResult *result;
   Buffer linked;              // finalized bitcode: written by the work callback, given to codegen
-  StringList undefined_users; // "name\tkernel kernel ..." for declarations left over
+  StringList undefined_users; // "name\tkernel kernel ...[\tdeclared]" for declarations left
+                              // over; "declared": the program's own (sycl-module-id)
+  StringList undefined;         // the undefined symbols check_undefined_imports found
+  StringList undefined_kernels; // for each, the kernels using it (mangled, space-separated)
   char *bc_path;              // translator input
   char *error;
   char cache_key[CACHE_KEY_SIZE]; // with --cache-dir
@@ -83,13 +86,32 @@ static double trace_step(const HookJob *job, const char *name, double start) {
   return end;
 }
 
-static const char *kernels_of(HookJob *job, const char *name) {
+// The kernels of the image using NAME (a copy; "" when the image does not say).
+static char *kernels_of(HookJob *job, const char *name) {
   size_t n = strlen(name);
   for (size_t i = 0; i < job->undefined_users.count; i++) {
     const char *line = job->undefined_users.items[i];
-    if (!strncmp(line, name, n) && line[n] == '\t') return line + n + 1;
+    if (!strncmp(line, name, n) && line[n] == '\t')
+      return xstrndup(line + n + 1, strcspn(line + n + 1, "\t"));
   }
-  return "";
+  return xstrdup("");
+}
+
+// The program's own declarations left undefined (hooks/backend.c marks them "declared") are
+// imports whatever the SPIR-V says: LLVM's SPIR-V backend lowers a call of a declaration
+// named as an OpenCL builtin (mix(float, float, float): _Z3mixfff) to that builtin, and the
+// kernel would silently run it instead of the user's function that no unit defines.
+static void add_declared_imports(HookJob *job) {
+  for (size_t i = 0; i < job->undefined_users.count; i++) {
+    const char *line = job->undefined_users.items[i];
+    const char *tab = strrchr(line, '\t');
+    if (!tab || strcmp(tab + 1, "declared") || tab == strchr(line, '\t')) continue;
+    char *name = xstrndup(line, strcspn(line, "\t"));
+    if (strlist_contains(&job->result->imports, name))
+      free(name);
+    else
+      strlist_push(&job->result->imports, name);
+  }
 }
 
 // A libm-style name (sqrtf) comes from a DPC++ device library the link was not given: one
@@ -120,39 +142,91 @@ static void append_device_library_hints(Buffer *message, const StringList *undef
 }
 
 // The SPIR-V's imports must be builtins (is_builtin_name) or functions of a set some image of
-// this link holds; anything else is an undefined symbol. -1 with job->error naming them all.
+// this link holds; anything else is an undefined symbol. -1 with job->undefined naming them
+// (report_undefined_symbols words them once for the whole link) and job->error set.
 static int check_undefined_imports(HookJob *job) {
   const HookOptions *opts = job->run->opts;
   const ImageResult *res = job->result;
-  Buffer missing = {0};
-  StringList undefined = {0}; // the names, borrowed
+  strlist_free(&job->undefined);
+  strlist_free(&job->undefined_kernels);
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
     if (is_builtin_name(name) || opts->allow_dependencies ||
         strmap_get(&job->run->set_functions, name)) // the runtime links the set's image
       continue;
-    strlist_push(&undefined, (char *)name);
+    strlist_push(&job->undefined, xstrdup(name));
     // From the cache there is no module to say which kernels need it: name the image's.
-    const char *kernels = kernels_of(job, name);
-    char *all = *kernels ? NULL : strlist_join(&res->symbols, " ");
+    char *kernels = kernels_of(job, name);
+    if (!*kernels) {
+      free(kernels);
+      kernels = strlist_join(&res->symbols, " ");
+    }
+    strlist_push(&job->undefined_kernels, kernels);
+  }
+  if (!job->undefined.count) return 0;
+  job->error = xstrdup("undefined symbols"); // worded by report_undefined_symbols
+  return -1;
+}
+
+// Loop thread, after every image: each undefined symbol once, in the first image's message
+// that uses it, with the kernels of every image using it (a per-kernel split made one message
+// per image before, the same symbol again and again), then the device-library notes.
+static void report_undefined_symbols(HookJob *jobs, size_t count, size_t first) {
+  HookJob *job = &jobs[first];
+  const char *origin = job->result->module->input->origin;
+  Buffer message = {0};
+  StringList reported = {0}; // the names, borrowed
+  for (size_t i = 0; i < job->undefined.count; i++) {
+    const char *name = job->undefined.items[i];
+    bool earlier = false;
+    for (size_t j = 0; j < first && !earlier; j++)
+      earlier = strlist_contains(&jobs[j].undefined, name);
+    if (earlier) continue;
+    StringList kernels = {0}, others = {0};
+    for (size_t j = first; j < count; j++)
+      for (size_t k = 0; k < jobs[j].undefined.count; k++) {
+        if (strcmp(jobs[j].undefined.items[k], name)) continue;
+        const char *list = jobs[j].undefined_kernels.items[k];
+        for (const char *p = list; *p;) {
+          size_t len = strcspn(p, " ");
+          char *kernel = xstrndup(p, len);
+          if (len && !strlist_contains(&kernels, kernel))
+            strlist_push(&kernels, kernel);
+          else
+            free(kernel);
+          p += len + (p[len] == ' ');
+        }
+        const char *from = jobs[j].result->module->input->origin;
+        if (strcmp(from, origin) && !strlist_contains(&others, from))
+          strlist_push(&others, xstrdup(from));
+      }
+    char *all = strlist_join(&kernels, " ");
     char *symbol = symbol_for_message(name);
-    char *users = kernels_for_message(all ? all : kernels);
+    char *users = kernels_for_message(all);
     char *line = format("%sundefined symbol: %s\n>>> referenced by kernel(s): %s",
-                        missing.size ? "\n" : "", symbol, users);
-    free(symbol);
-    free(users);
-    free(all);
-    buffer_append(&missing, line, strlen(line));
+                        message.size ? "\n" : "", symbol, users);
+    buffer_append(&message, line, strlen(line));
+    if (others.count) {
+      char *joined = strlist_join(&others, ", ");
+      char *also = format("\n>>> also referenced from: %s", joined);
+      buffer_append(&message, also, strlen(also));
+      free(also);
+      free(joined);
+    }
+    strlist_push(&reported, (char *)name);
     free(line);
+    free(users);
+    free(symbol);
+    free(all);
+    strlist_free(&kernels);
+    strlist_free(&others);
   }
-  append_device_library_hints(&missing, &undefined);
-  free(undefined.items);
-  if (missing.size) {
-    buffer_append(&missing, "", 1);
-    job->error = (char *)missing.data;
-    return -1;
-  }
-  return 0;
+  append_device_library_hints(&message, &reported);
+  free(reported.items);
+  if (!message.size) return; // all reported with an earlier image
+  buffer_append(&message, "", 1);
+  error(origin, "%s", (char *)message.data);
+  free(message.data);
 }
 
 // Takes ERRMSG (malloc'd) as the job's error, with the image's kernels: which image failed.
@@ -341,6 +415,7 @@ static void check_fixed_image(HookJob *job, bool validated) {
       spirv_linkage(res->spirv.data, res->spirv.size, &res->imports, &exports, &errmsg);
   strlist_free(&exports);
   if (unreadable) goto fail;
+  add_declared_imports(job);
   if (check_undefined_imports(job)) return; // names the kernels that use each symbol
   if (opts->validate && !validated && spirv_validate(&res->spirv, &errmsg)) goto fail;
   if (opts->cache)
@@ -540,13 +615,20 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     strlist_free(&job->looked_up);
     if (job->error) {
       const LinkModule *m = job->result->module;
-      error(m->input->origin, "%s", job->error);
+      if (job->undefined.count)
+        report_undefined_symbols(jobs, emitted, j);
+      else
+        error(m->input->origin, "%s", job->error);
       job->result->error = job->error;
     }
     free(job->linked.data);
     free(job->bc_path);
     free(job->job_failure);
-    strlist_free(&job->undefined_users);
+  }
+  for (size_t j = 0; j < emitted; j++) {
+    strlist_free(&jobs[j].undefined_users);
+    strlist_free(&jobs[j].undefined);
+    strlist_free(&jobs[j].undefined_kernels);
   }
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
   distribution_close(run.distribution);

@@ -164,8 +164,9 @@ void image_spec_free(ImageSpec *spec);
 // Finalization of a completed module (finalize_module with the spec's entry points).
 int finalize_image_module(LLVMModuleRef m, const ImageSpec *spec, char **errmsg);
 // On the finalized module: res->symbols, one "name\tkernel kernel ..." line per declaration
-// left over in *undefined_users, res->properties, the host-access decorations; returns the
-// bitcode for codegen.
+// left over in *undefined_users (with "\tdeclared" after it for a used declaration of the
+// program's own, sycl-module-id: an undefined symbol whatever the SPIR-V imports),
+// res->properties, the host-access decorations; returns the bitcode for codegen.
 Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
                       StringList *undefined_users);
 

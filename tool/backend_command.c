@@ -41,5 +41,6 @@ int backend_main(int argc, char **argv) {
     }
   }
   if (!meta || !input || !out) fatal(NULL, "backend: --meta, an input and -o are required");
+  refuse_stdout_output(out);
   return backend_job_main(meta, input, out, log);
 }

@@ -225,7 +225,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
         fatal(NULL, "--split: expected kernel, source, auto or none, not '%s'", v);
     } else if ((v = option_value(argc, argv, &i, a, "aot-aspects"))) {
       o->split.aot = true;
-      strlist_split_commas(&o->split.aot_aspects, v);
+      parse_aspects("--aot-aspects", v, &o->split.aot_aspects);
     } else if (raw[1] == 'O' && raw[2]) {
       if (raw[3] || !strchr("0123s", raw[2]))
         fatal(NULL, "%s: unknown optimization level; expected -O0, -O1, -O2, -O3 or -Os", raw);
@@ -418,6 +418,7 @@ static void write_reproducer(const LinkOptions *o, char **argv) {
 
 static int run_link(LinkOptions *o) {
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
+  refuse_stdout_output(o->output);
   if (!o->inputs.count) fatal(NULL, "no input files");
   if (o->triple && !is_spirv_triple(o->triple))
     fatal(NULL, "unsupported target triple '%s': sycl-thinlto links spirv64 and spir64 images",

@@ -53,6 +53,7 @@ typedef struct {
   int jobs;
   StringList device_link_args;
   StringList linker_args;
+  const char *temp_prefix; // where the steps' temporaries go: a directory of ours/, or OUT.sycl.
 } WrapperOptions;
 
 // clang-linker-wrapper spells its options -name=value or --name=value.
@@ -322,21 +323,82 @@ static bool is_relocatable_elf(const uint8_t *data, size_t size) {
 static bool object_has_device_code(const char *origin, const uint8_t *data, size_t size) {
   if (is_offload_binary(data, size)) return true;
   if (!is_relocatable_elf(data, size)) return false;
-  const uint8_t *section;
-  size_t section_size;
+  SectionBytes *sections;
+  size_t count;
   char *why;
   reading_input_begin(origin, "object");
-  int unreadable = elf_offloading_section(data, size, &section, &section_size, &why);
+  int unreadable = elf_offloading_sections(data, size, &sections, &count, &why);
   reading_input_end();
   if (unreadable) {
     error(origin, "%s", why);
     free(why);
     return false;
   }
-  return section != NULL;
+  free(sections);
+  return count > 0;
 }
 
-static bool file_has_device_code(const char *path) {
+// A host bitcode input (host -flto) or archive member's device code, written to a temporary
+// the device link reads: temporary path -> the name the user knows ("libh.a(x.o)"), so that
+// the device link's messages name that instead of a file that is gone when they are read.
+static StrMap shown_names;
+static StringList shown_paths; // its keys
+
+static void show_as(const char *path, const char *name) {
+  strmap_put(&shown_names, path, xstrdup(name));
+  strlist_push(&shown_paths, xstrdup(path));
+}
+
+// TEXT with every temporary of shown_names replaced by the name it stands for.
+static void show_names(Buffer *text) {
+  for (size_t k = 0; k < shown_paths.count; k++) {
+    const char *path = shown_paths.items[k], *name = strmap_get(&shown_names, path);
+    size_t plen = strlen(path), nlen = strlen(name);
+    Buffer out = {0};
+    const char *p = (const char *)text->data, *end = p + text->size;
+    while (p < end) {
+      const char *hit = memmem(p, (size_t)(end - p), path, plen);
+      if (!hit) {
+        buffer_append(&out, p, (size_t)(end - p));
+        break;
+      }
+      buffer_append(&out, p, (size_t)(hit - p));
+      buffer_append(&out, name, nlen);
+      p = hit + plen;
+    }
+    free(text->data);
+    *text = out;
+  }
+}
+static StringList *embedded_temps; // the temporaries, to remove after the link
+static const char *embedded_prefix;
+static int embedded_count;
+
+// The device code host bitcode ORIGIN embeds, written for the device link: its path, or NULL
+// when there is none (or after error()).
+static char *write_embedded_device_code(const char *origin, const uint8_t *data, size_t size) {
+  Buffer embedded = {0};
+  char *why = NULL;
+  if (host_bitcode_offloading(data, size, origin, &embedded, &why)) {
+    error(origin, "%s", why);
+    free(why);
+    return NULL;
+  }
+  if (!embedded.size) return NULL;
+  char *path = format("%smember%d.offload", embedded_prefix, embedded_count++);
+  strlist_push(embedded_temps, xstrdup(path));
+  int written = write_file_atomic(path, embedded.data, embedded.size);
+  free(embedded.data);
+  if (written) {
+    error(path, "cannot write the device code of %s: %s", origin, strerror(-written));
+    free(path);
+    return NULL;
+  }
+  show_as(path, origin);
+  return path;
+}
+
+static bool file_has_device_code(const char *path, StringList *device_inputs) {
   Buffer file = {0};
   int rc = read_file(path, &file);
   if (rc == -EFBIG) error(path, "%s", read_error_text(rc)); // the host linker would read it
@@ -349,6 +411,12 @@ static bool file_has_device_code(const char *path) {
     if (!archive_parse(file.data, file.size, &members, &count, &why)) {
       for (size_t i = 0; i < count; i++) {
         char *origin = format("%s(%s)", path, members[i].name);
+        // Host -flto: a member is host bitcode embedding its device code (ld reads the
+        // member itself; the device link reads what it embeds).
+        char *embedded = is_llvm_bitcode(members[i].data, members[i].size)
+                             ? write_embedded_device_code(origin, members[i].data, members[i].size)
+                             : NULL;
+        if (embedded) strlist_push(device_inputs, embedded);
         found = object_has_device_code(origin, members[i].data, members[i].size) || found;
         free(origin);
         free(members[i].name);
@@ -475,7 +543,7 @@ static void collect_device_inputs(const StringList *args, StringList *device_inp
     const char *embedded = strmap_get(&host_bitcode_device_code, candidates.items[i]);
     if (embedded)
       strlist_push(device_inputs, xstrdup(embedded));
-    else if (file_has_device_code(candidates.items[i]) &&
+    else if (file_has_device_code(candidates.items[i], device_inputs) &&
              !strlist_contains(device_inputs, candidates.items[i]))
       strlist_push(device_inputs, xstrdup(candidates.items[i]));
     else
@@ -542,7 +610,10 @@ static int rewrite_host_bitcode(WrapperOptions *o, const char *prefix, StringLis
     } else {
       note("%s: %zu uniquely identifiable variable(s) registered%s", a, registered,
            embedded.size ? ", device code found" : "");
-      if (embedded.size) strmap_put(&host_bitcode_device_code, bitcode, xstrdup(device));
+      if (embedded.size) {
+        strmap_put(&host_bitcode_device_code, bitcode, xstrdup(device));
+        show_as(device, a);
+      }
       free(o->linker_args.items[i]);
       o->linker_args.items[i] = xstrdup(bitcode);
     }
@@ -607,6 +678,21 @@ static bool failed_on_options(const Buffer *output) {
   return false;
 }
 
+// A command line longer than this goes to its program in a response file, as clang passes
+// long ones (LLVM's commandLineFitsWithinSystemLimits): what clang gave us through one must
+// not fail with E2BIG when we pass it on. Both our link and the host linkers read @FILE.
+enum { MAX_COMMAND_LINE = 64 * 1024, MAX_ARGUMENT = 32 * 4096 };
+
+static bool fits_command_line(const StringList *argv) {
+  size_t length = 0;
+  for (size_t i = 0; i < argv->count; i++) {
+    size_t n = strlen(argv->items[i]);
+    if (n >= MAX_ARGUMENT) return false;
+    length += n + 1;
+  }
+  return length <= MAX_COMMAND_LINE;
+}
+
 // Runs ARGV; on failure records an error saying which STEP failed and with what output. It
 // names INPUTS (the files the step reads) when given, else the program that ran.
 static int run_step(const WrapperOptions *o, const char *step, const StringList *argv,
@@ -614,14 +700,48 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
   if (o->print_commands) print_command(argv);
   if (o->dry_run) return 0;
   const char **list = xcalloc(argv->count + 1, sizeof *list);
-  for (size_t i = 0; i < argv->count; i++)
-    list[i] = argv->items[i];
+  list[0] = argv->items[0];
+  size_t count = 1;
+  char *response = NULL;
+  if (!fits_command_line(argv)) {
+    Buffer text = {0};
+    for (size_t i = 1; i < argv->count; i++)
+      append_response_arg(&text, argv->items[i]);
+    response = format("%s%s.rsp", o->temp_prefix, step);
+    for (char *c = response + strlen(o->temp_prefix); *c; c++)
+      if (*c == ' ') *c = '-';
+    remove_on_failure(response);
+    int written = write_file_atomic(response, text.data, text.size);
+    free(text.data);
+    if (written) {
+      error(response, "%s step: cannot write its response file: %s", step, strerror(-written));
+      free(response);
+      free(list);
+      return -1;
+    }
+    list[count++] = format("@%s", response);
+  } else {
+    for (size_t i = 1; i < argv->count; i++)
+      list[count++] = argv->items[i];
+  }
   Buffer output = {0};
   int status = 0;
   int rc = run_tool(list, &output, &status);
+  if (response) {
+    if (!o->save_temps) unlink(response);
+    free((char *)list[1]);
+    free(response);
+  }
   free(list);
+  show_names(&output);
   if (output.size) fwrite(output.data, 1, output.size, stderr);
-  char *culprit = rc >= 0 && status && inputs ? failing_input(&output, inputs) : NULL;
+  StringList shown = {0}; // INPUTS by the names the user knows
+  for (size_t i = 0; inputs && i < inputs->count; i++) {
+    const char *name = strmap_get(&shown_names, inputs->items[i]);
+    strlist_push(&shown, xstrdup(name ? name : inputs->items[i]));
+  }
+  char *culprit = rc >= 0 && status && inputs ? failing_input(&output, &shown) : NULL;
+  strlist_free(&shown);
   const char *what = culprit ? culprit : argv->items[0];
   bool told = rc >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1 && failed_on_options(&output);
   free(output.data);
@@ -750,6 +870,10 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
 int linker_wrapper_main(int argc, char **argv) {
   WrapperOptions o = {.compression_level = WRAP_COMPRESSION_LEVEL};
   parse_wrapper_options(argc, argv, &o);
+  if (o.output) refuse_stdout_output(o.output);
+  char *why;
+  if (o.host_triple && check_host_triple(o.host_triple, &why))
+    fatal(NULL, "--host-triple: %s", why);
   if (!o.linker_path) fatal(NULL, "host link step: no --linker-path=<host linker> given");
   if (access(o.linker_path, X_OK) != 0)
     fatal(o.linker_path, "host link step: the --linker-path cannot be run: %s", strerror(errno));
@@ -767,6 +891,7 @@ int linker_wrapper_main(int argc, char **argv) {
     temp_dir = make_temp_dir(tmp && *tmp ? tmp : "/tmp", TOOL_NAME "-wrapper");
     temp_prefix = format("%s/", temp_dir);
   }
+  o.temp_prefix = temp_prefix;
   device_binary = format("%s%s", temp_prefix, o.save_temps ? "bin" : "device.bin");
   wrapper_object = format("%swrapper.o", temp_prefix);
   if (o.save_temps) {
@@ -781,6 +906,8 @@ int linker_wrapper_main(int argc, char **argv) {
 
   // Which inputs of the host link carry device code: objects, archives, -l archives.
   StringList device_inputs = {0};
+  embedded_prefix = temp_prefix;
+  embedded_temps = &host_temps;
   if (!rc) collect_device_inputs(&o.linker_args, &device_inputs);
   exit_on_errors(); // damaged inputs, before anything is written
   if (!device_inputs.count) {

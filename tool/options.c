@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <llvm/Config/llvm-config.h>
 
@@ -30,6 +31,24 @@ int parse_jobs(const char *option, const char *text) {
   return (int)v;
 }
 
+void refuse_stdout_output(const char *output) {
+  if (!strcmp(output, "-"))
+    fatal(NULL, "-o -: this command writes its output to a file, not to standard output; "
+                "name the file (./- for a file named '-')");
+}
+
+void parse_aspects(const char *option, const char *list, StringList *aspects) {
+  size_t first = aspects->count;
+  strlist_split_commas(aspects, list);
+  for (size_t i = first; i < aspects->count; i++) {
+    uint32_t value;
+    if (aspect_value(aspects->items[i], &value))
+      fatal(NULL, "%s: unknown aspect '%s' (expected names such as fp64, fp16, atomic64, or "
+                  "aspect numbers)",
+            option, aspects->items[i]);
+  }
+}
+
 const char *joined_value(const char *arg, const char *name) {
   size_t n = strlen(name);
   if (arg[0] != '-') return NULL;
@@ -48,48 +67,92 @@ bool asks_for_version(int argc, char **argv) {
   return false;
 }
 
-// Splits TEXT into arguments, GNU-style (what reproducer_arg writes reads back unchanged).
+// Splits TEXT into arguments as LLVM's TokenizeGNUCommandLine does (clang's and lld's
+// reading on Linux): blanks (space, tab, CR, LF) separate; "..." and '...' quote; a backslash
+// escapes the next character, inside quotes too; an argument that ends up empty ("") is
+// dropped; an unterminated quote ends the file. Reads back what reproducer_arg writes.
+static bool is_response_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static void split_response_text(const char *text, size_t size, StringList *out) {
-  const char *end = text + size;
+  const char *p = text, *end = text + size;
+  if (size >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) p += 3; // a UTF-8 byte order mark
   Buffer arg = {0};
-  for (const char *p = text; p < end;) {
-    while (p < end && strchr(" \t\n\r\v\f", *p) && *p)
+  while (p < end) {
+    while (p < end && is_response_blank(*p))
       p++;
     if (p >= end) break;
     arg.size = 0;
-    char quote = 0;
-    for (; p < end && (quote || !strchr(" \t\n\r\v\f", *p) || !*p); p++) {
-      if (*p == '\\' && p + 1 < end) {
+    for (char quote = 0; p < end && (quote || !is_response_blank(*p)); p++) {
+      if (*p == '\\' && p + 1 < end)
         buffer_append(&arg, ++p, 1);
-      } else if (quote && *p == quote) {
+      else if (quote && *p == quote)
         quote = 0;
-      } else if (!quote && (*p == '"' || *p == '\'')) {
+      else if (!quote && (*p == '"' || *p == '\''))
         quote = *p;
-      } else {
+      else
         buffer_append(&arg, p, 1);
-      }
     }
+    if (!arg.size) continue;
     buffer_append(&arg, "", 1);
     strlist_push(out, xstrdup((const char *)arg.data));
   }
   free(arg.data);
 }
 
-static void expand_into(StringList *out, const char *arg, int depth) {
+// Response files nest this deep at most; a file that includes itself, directly or through
+// others, is an error before that (clang and lld: "recursive expansion").
+enum { MAX_RESPONSE_DEPTH = 20 };
+
+// CHAIN: the response files being expanded around ARG, outermost first (as written; their
+// identities in IDS, "dev:ino").
+static void expand_into(StringList *out, const char *arg, StringList *chain, StringList *ids) {
   if (arg[0] != '@' || !arg[1]) {
     strlist_push(out, xstrdup(arg));
     return;
   }
-  if (depth > 20) fatal(arg + 1, "response files nest too deeply");
+  const char *path = arg + 1;
+  struct stat st;
+  if (stat(path, &st) != 0)
+    fatal(path, "cannot read response file: %s", strerror(errno));
+  if (S_ISDIR(st.st_mode)) fatal(path, "cannot read response file: %s", strerror(EISDIR));
+  char *id = format("%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+  if (strlist_contains(ids, id)) {
+    strlist_push(chain, xstrdup(path));
+    char *through = strlist_join(chain, " -> ");
+    fatal(path, "response file includes itself: %s", through);
+  }
+  if (chain->count >= MAX_RESPONSE_DEPTH)
+    fatal(path, "response files nested more than %d deep", MAX_RESPONSE_DEPTH);
   Buffer text = {0};
-  int rc = read_file(arg + 1, &text);
-  if (rc) fatal(arg + 1, "cannot read response file: %s", strerror(-rc));
+  int rc = read_file(path, &text);
+  if (rc) fatal(path, "cannot read response file: %s", read_error_text(rc));
   StringList args = {0};
   split_response_text((const char *)text.data, text.size, &args);
-  for (size_t i = 0; i < args.count; i++)
-    expand_into(out, args.items[i], depth + 1);
-  strlist_free(&args);
   free(text.data);
+  strlist_push(chain, xstrdup(path));
+  strlist_push(ids, id);
+  for (size_t i = 0; i < args.count; i++)
+    expand_into(out, args.items[i], chain, ids);
+  free(chain->items[--chain->count]);
+  free(ids->items[--ids->count]);
+  strlist_free(&args);
+}
+
+void append_response_arg(Buffer *out, const char *arg) {
+  bool plain = *arg && !arg[strcspn(arg, " \t\n\r\v\f\"'\\")];
+  if (plain) {
+    buffer_append(out, arg, strlen(arg));
+  } else {
+    buffer_append(out, "\"", 1);
+    for (const char *c = arg; *c; c++) {
+      if (*c == '"' || *c == '\\') buffer_append(out, "\\", 1);
+      buffer_append(out, c, 1);
+    }
+    buffer_append(out, "\"", 1);
+  }
+  buffer_append(out, "\n", 1);
 }
 
 static StringList expanded; // static: reachable until exit, as argv is (LeakSanitizer)
@@ -101,8 +164,11 @@ void expand_response_files(int *argc, char ***argv) {
   if (!any) return;
   StringList out = {0};
   strlist_push(&out, xstrdup((*argv)[0]));
+  StringList chain = {0}, ids = {0};
   for (int i = 1; i < *argc; i++)
-    expand_into(&out, (*argv)[i], 0);
+    expand_into(&out, (*argv)[i], &chain, &ids);
+  strlist_free(&chain);
+  strlist_free(&ids);
   strlist_push(&out, NULL); // argv[argc] is NULL
   *argc = (int)out.count - 1;
   expanded = out;

@@ -22,21 +22,9 @@ void reproducer_begin(Reproducer *r, const char *tar_path) {
   *r = (Reproducer){.path = tar_path, .root = root_name(tar_path)};
 }
 
-// One argument a line; quoted when it holds blanks, quotes, backslashes or nothing, as
-// read_response_file reads it back.
+// One argument a line, as expand_response_files reads it back.
 void reproducer_arg(Reproducer *r, const char *arg) {
-  bool plain = *arg && !arg[strcspn(arg, " \t\n\r\v\f\"'\\")];
-  if (plain) {
-    buffer_append(&r->response, arg, strlen(arg));
-  } else {
-    buffer_append(&r->response, "\"", 1);
-    for (const char *c = arg; *c; c++) {
-      if (*c == '"' || *c == '\\') buffer_append(&r->response, "\\", 1);
-      buffer_append(&r->response, c, 1);
-    }
-    buffer_append(&r->response, "\"", 1);
-  }
-  buffer_append(&r->response, "\n", 1);
+  append_response_arg(&r->response, arg);
 }
 
 // A file at its absolute path under the top folder (lld's layout): the name the response

@@ -65,7 +65,7 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
       c->split.allow_dependencies = true;
     } else if ((v = option_value(argc, argv, &i, a, "aot-aspects"))) {
       c->split.aot = true;
-      strlist_split_commas(&c->split.aot_aspects, v);
+      parse_aspects("--aot-aspects", v, &c->split.aot_aspects);
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) {
       c->jobs = parse_jobs("--jobs", v);
     } else if (!strncmp(a, "-j", 2)) {
@@ -78,6 +78,7 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
   }
   if (!c->input) fatal(NULL, "no input file");
   if (!c->output) fatal(NULL, "no output file; use -o <file>");
+  refuse_stdout_output(c->output);
   if (c->jobs <= 0) c->jobs = (int)uv_available_parallelism();
 }
 
@@ -246,15 +247,22 @@ int split_main(int argc, char **argv) {
       fatal(c.input, "%s", why);
     split_entries(&c, entries, count, &out);
   } else if (file.size >= 4 && !memcmp(file.data, "\177ELF", 4)) {
-    const uint8_t *section;
-    size_t section_size;
+    SectionBytes *sections;
+    size_t num_sections;
     reading_input_begin(c.input, "object");
-    int unreadable = elf_offloading_section(file.data, file.size, &section, &section_size, &why);
+    int unreadable = elf_offloading_sections(file.data, file.size, &sections, &num_sections, &why);
     reading_input_end();
     if (unreadable) fatal(c.input, "%s", why);
-    if (!section) fatal(c.input, "no %s section: not a fat object", offloading_section);
-    if (offload_binary_parse(section, section_size, &entries, &count, &why))
+    if (!num_sections) fatal(c.input, "no %s section: not a fat object", offloading_section);
+    // llvm-objcopy --update-section, which writes the result back, updates one section of a
+    // name; the objects `ld -r` joined are split one by one, before it.
+    if (num_sections > 1)
+      fatal(c.input, "%zu %s sections: split reads an object with one (split the objects "
+                     "before joining them)",
+            num_sections, offloading_section);
+    if (offload_binary_parse(sections[0].data, sections[0].size, &entries, &count, &why))
       fatal(c.input, "%s: %s", offloading_section, why);
+    free(sections);
     split_entries(&c, entries, count, &out);
     write_object(&c, &out);
     goto done;

@@ -19,16 +19,29 @@ const char *joined_value(const char *arg, const char *name);
 // The value of -j / --jobs (OPTION names it in the error): 1 to MAX_JOBS, else fatal.
 enum { MAX_JOBS = 1024 }; // libuv's thread pool holds at most 1024 threads
 int parse_jobs(const char *option, const char *text);
+// "-o -": fatal for a command that writes files only (post-link alone writes its tables to
+// standard output on purpose); a file named '-' is ./-.
+void refuse_stdout_output(const char *output);
+// --aot-aspects=a,b,...: the names (or numbers) appended to ASPECTS; an unknown name is fatal
+// (it would match nothing and silently change which images are made).
+void parse_aspects(const char *option, const char *list, StringList *aspects);
 // `sycl-thinlto 0.1.0 (LLVM 22.1.8)` on stdout: what --version prints on every command.
 void print_version(void);
 // Whether ARGV (argv[0] a command's name) holds --version before any "--": every command and
 // every name the tool runs under answers it before reading its other options.
 bool asks_for_version(int argc, char **argv);
 
-// `@FILE` arguments replaced by the arguments FILE holds (blank-separated; "..." and '...'
-// quote, a backslash escapes the next character; nested @FILEs too), for every command.
-// *argv is then a new array (the strings live until exit). A FILE that cannot be read is fatal.
+// `@FILE` arguments replaced by the arguments FILE holds, read as clang and lld read them on
+// Linux (GNU quoting: blanks separate, "..." and '...' quote, a backslash escapes the next
+// character; empty arguments dropped; nested @FILEs relative to the working directory, at
+// most 20 deep), for every command and every name, before any option is parsed. *argv is
+// then a new array (the strings live until exit). A FILE that cannot be read, or that
+// includes itself, is fatal.
 void expand_response_files(int *argc, char ***argv);
+// Appends ARG and a line break to a response file's text, quoted where it must be so that
+// expand_response_files, clang, lld and GNU ld read it back unchanged (an empty argument
+// excepted: clang and lld drop it).
+void append_response_arg(Buffer *out, const char *arg);
 
 //
 // tool/reproduce.c — --reproduce=FILE.tar: the inputs and a response file in one archive

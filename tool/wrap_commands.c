@@ -70,7 +70,10 @@ int wrap_main(int argc, char **argv) {
       strlist_push(&inputs, xstrdup(a));
     }
   }
+  char *why;
+  if (o.host_triple && check_host_triple(o.host_triple, &why)) fatal(NULL, "--host-triple: %s", why);
   if (!output) fatal(NULL, "no output file; use -o <file>");
+  refuse_stdout_output(output);
   if (!inputs.count) fatal(NULL, "no input files");
   for (size_t i = 0; i < inputs.count; i++)
     output_rule_input(inputs.items[i]);
@@ -80,7 +83,6 @@ int wrap_main(int argc, char **argv) {
   Buffer *bytes;
   size_t count;
   if (read_images_to_wrap(&inputs, &images, &properties, &count, &bytes)) exit_on_errors();
-  char *why;
   if (write_wrapper_object(output, images, properties, count, &o, &why)) fatal(output, "%s", why);
   note("wrapped %zu image(s)", count);
   for (size_t i = 0; i < count; i++) {
@@ -139,6 +141,7 @@ int register_host_main(int argc, char **argv) {
   }
   if (!input) fatal(NULL, "no input file");
   if (!output) fatal(NULL, "no output file; use -o <file>");
+  refuse_stdout_output(output);
   output_rule_input(input);
   check_output_path(output, "-o");
   Buffer in = {0};

@@ -267,7 +267,38 @@ static int emit_object(LLVMModuleRef m, LLVMTargetMachineRef tm, Buffer *out, ch
   return 0;
 }
 
+// An ELF host of the SYCL runtime: x86-64 Linux, or a triple that names no other system
+// ("x86_64", "x86_64-unknown-unknown"). Checked on the normalized triple, before LLVM sees
+// it: for a Mach-O or COFF triple LLVM emits another object format, or aborts on our
+// sections (x86_64-apple-darwin: "mach-o section specifier requires a segment").
+int check_host_triple(const char *triple, char **errmsg) {
+  char *normal = LLVMNormalizeTargetTriple(triple);
+  char *part[4] = {0};
+  char *copy = xstrdup(normal), *rest = copy;
+  for (int i = 0; i < 4 && rest; i++) {
+    part[i] = rest;
+    rest = strchr(rest, '-');
+    if (rest) *rest++ = 0;
+  }
+  const char *os = part[2] ? part[2] : "unknown", *env = part[3] ? part[3] : "";
+  bool arch_ok = part[0] && !strcmp(part[0], "x86_64");
+  bool os_ok = !strncmp(os, "linux", 5) || !strcmp(os, "unknown") || !strcmp(os, "none");
+  bool env_ok = !*env || !strncmp(env, "gnu", 3) || !strncmp(env, "musl", 4) ||
+                !strcmp(env, "elf") || !strcmp(env, "unknown");
+  int rc = 0;
+  if (!*triple || !arch_ok || !os_ok || !env_ok || rest) {
+    *errmsg = format("unsupported host triple '%s': the wrapper is an x86-64 Linux (ELF) object "
+                     "(for example x86_64-unknown-linux-gnu)",
+                     triple);
+    rc = -1;
+  }
+  free(copy);
+  LLVMDisposeMessage(normal);
+  return rc;
+}
+
 static LLVMTargetMachineRef create_host_target_machine(const char *triple, char **errmsg) {
+  if (check_host_triple(triple, errmsg)) return NULL;
   LLVMInitializeX86TargetInfo();
   LLVMInitializeX86Target();
   LLVMInitializeX86TargetMC();
@@ -316,6 +347,9 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
     if (!(image_values[i] = device_image_constant(&w, &images[i], &properties[i], o, errmsg)))
       rc = -1;
   if (rc) goto done;
+  // No image (device code without kernels): an object that registers nothing and needs
+  // nothing from the runtime, so that such a program links like any host program.
+  if (!count) goto emit;
   LLVMValueRef images_begin, images_end;
   add_array(&w, "device_images", w.image_type, image_values, count, &images_begin, &images_end);
   LLVMValueRef desc_fields[] = {const_int(w.i16, BIN_DESC_VERSION), const_int(w.i16, count),
@@ -324,6 +358,7 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
       add_internal_constant(&w, "descriptor", LLVMConstNamedStruct(w.desc_type, desc_fields, 5));
   add_registration(&w, "sycl.descriptor_reg", "__sycl_register_lib", desc, "llvm.global_ctors");
   add_registration(&w, "sycl.descriptor_unreg", "__sycl_unregister_lib", desc, "llvm.global_dtors");
+emit:
 
   if (o->print_module) {
     char *text = LLVMPrintModuleToString(w.module);
@@ -359,10 +394,22 @@ int read_images_to_wrap(const StringList *files, OffloadEntry **images, Property
   size_t cap = 0;
   for (size_t f = 0; f < files->count; f++) {
     const char *path = files->items[f];
+    // The same images registered twice would be two programs defining the same kernels.
+    for (size_t g = 0; g < f; g++)
+      if (same_file(files->items[g], path)) {
+        error(path, "given twice (also as %s): its images would be registered twice",
+              files->items[g]);
+        return -1;
+      }
     int rc = read_file(path, &(*bytes)[f]);
     if (rc) {
       error(path, "cannot read: %s", read_error_text(rc));
       return -1;
+    }
+    // What `link` writes when the device code holds no kernel: no image to register.
+    if (!(*bytes)[f].size) {
+      note("%s: empty: no device image (device code without kernels)", path);
+      continue;
     }
     OffloadEntry *entries;
     size_t n;
@@ -376,11 +423,29 @@ int read_images_to_wrap(const StringList *files, OffloadEntry **images, Property
       free(why);
       return -1;
     }
+    size_t wrapped = 0;
     for (size_t i = 0; i < n; i++) {
       if (entries[i].offload_kind != OFK_SYCL) {
         warning(path, "image %zu is not a SYCL image; not wrapped", i);
         free(entries[i].strings);
         continue;
+      }
+      // The runtime picks an image by its target and builds it by its kind: an image that
+      // says neither (or a kind no runtime knows) cannot be registered as anything.
+      const char *triple = offload_entry_get(&entries[i], "triple");
+      const char *refused =
+          !triple || !*triple ? "has no triple: the device it is for is unknown"
+          : !is_spirv_triple(triple)
+              ? "is not for a SPIR-V target (spir64/spirv64): only SPIR-V images are wrapped"
+          : entries[i].image_kind > IMG_SPIRV ? "is of an unknown image kind"
+                                              : NULL;
+      if (refused) {
+        error(path, "image %zu %s (kind %u, triple '%s')", i, refused, entries[i].image_kind,
+              triple ? triple : "");
+        for (size_t j = i; j < n; j++)
+          free(entries[j].strings);
+        free(entries);
+        return -1;
       }
       // Unlinked device code (what 'clang++ -fsycl -c' packs) is no image the runtime can
       // build: the wrapped program would fail only when it runs.
@@ -409,8 +474,13 @@ int read_images_to_wrap(const StringList *files, OffloadEntry **images, Property
       }
       (*images)[*count] = entries[i];
       (*properties)[(*count)++] = sets;
+      wrapped++;
     }
     free(entries);
+    if (!wrapped) {
+      error(path, "no SYCL image in it: nothing to wrap");
+      return -1;
+    }
   }
   return 0;
 }

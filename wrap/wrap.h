@@ -31,6 +31,9 @@ typedef struct {
   int compression_level;        // zstd's level (it clamps); intel's default is 10
   size_t compression_threshold; // smaller images stay uncompressed; 0: intel's 512
 } WrapOptions;
+// Whether TRIPLE is a host the wrapper is made for (x86-64 Linux, ELF): 0, or -1 with
+// *errmsg. write_wrapper_object checks it too; commands check it with their options.
+int check_host_triple(const char *triple, char **errmsg);
 // PROPERTIES[i] belongs to IMAGES[i]. 0, or -1 with *errmsg.
 int write_wrapper_object(const char *path, const OffloadEntry *images,
                          const PropertySets *properties, size_t count, const WrapOptions *o,

@@ -1,5 +1,5 @@
-// Fuzz target: the ELF section reader (elf_offloading_section in formats/input.c, our section
-// table checks then llvm-c's object API) on any bytes. A section it returns lies inside them.
+// Fuzz target: the ELF section reader (elf_offloading_sections in formats/input.c, our section
+// table checks then llvm-c's object API) on any bytes. Every section it returns lies inside them.
 #include "formats/formats.h"
 
 #include <stdlib.h>
@@ -13,15 +13,17 @@ static void llvm_fatal(const char *reason) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   LLVMInstallFatalErrorHandler(llvm_fatal);
-  const uint8_t *section;
-  size_t section_size;
+  SectionBytes *sections;
+  size_t count;
   char *errmsg = NULL;
-  if (elf_offloading_section(data, size, &section, &section_size, &errmsg)) {
+  if (elf_offloading_sections(data, size, &sections, &count, &errmsg)) {
     free(errmsg);
     return 0;
   }
-  if (section &&
-      (section < data || section > data + size || section_size > (size_t)(data + size - section)))
-    abort();
+  for (size_t i = 0; i < count; i++)
+    if (sections[i].data < data || sections[i].data > data + size ||
+        sections[i].size > (size_t)(data + size - sections[i].data))
+      abort();
+  free(sections);
   return 0;
 }
