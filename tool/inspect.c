@@ -224,7 +224,7 @@ static void print_image_text(const InputImage *image, const ImageFacts *facts) {
   print_names("import", &facts->imports, false);
   if (facts->has_aspects) {
     char *list = strlist_join(&facts->aspects, ", ");
-    print_text_field("aspects", list);
+    print_text_field("aspects", *list ? list : "none");
     free(list);
   }
   printf("  symbols:");
