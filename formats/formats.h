@@ -161,8 +161,8 @@ typedef struct {
 // An ELF executable or shared library (ET_EXEC, ET_DYN), 64-bit little-endian.
 bool is_linked_elf(const uint8_t *data, size_t size);
 // The images of every __sycl.tgt_bin_desc (v1) in DATA's data sections, as our wrapper
-// (wrap/wrap.c) and clang's write them, x86-64: 0 with *images (none: *count 0), or -1 with
-// *errmsg. The images point into DATA.
+// (wrap/wrap.c) and clang's write them (x86-64 and AArch64; another machine has none): 0 with
+// *images (none: *count 0), or -1 with *errmsg. The images point into DATA.
 int linked_images(const uint8_t *data, size_t size, LinkedImage **images, size_t *count,
                   char **errmsg);
 void linked_images_free(LinkedImage *images, size_t count);

@@ -2,7 +2,7 @@
 // the __sycl.tgt_bin_desc our wrapper (wrap/wrap.c) and clang's (LLVM's OffloadWrapper.cpp)
 // emit, found in the file's data and read back with its images, kernels and property sets.
 // It runs nothing and maps nothing: pointers are followed through the section table, with
-// the dynamic R_X86_64_RELATIVE relocations a position-independent file carries.
+// the dynamic RELATIVE relocations a position-independent file carries (x86-64, AArch64).
 #include "formats/formats.h"
 
 #include <stdlib.h>
@@ -28,11 +28,13 @@ enum {
   ET_EXEC = 2,
   ET_DYN = 3,
   EM_X86_64 = 62,
+  EM_AARCH64 = 183,
   SHT_RELA = 4,
   SHT_NOBITS = 8,
   SHF_ALLOC = 2,
   SHF_EXECINSTR = 4,
   R_X86_64_RELATIVE = 8,
+  R_AARCH64_RELATIVE = 1027,
   MAX_STRING = 1 << 20,
 };
 
@@ -52,6 +54,7 @@ typedef struct {
   size_t num_sections;
   Relative *relatives; // sorted by where
   size_t num_relatives;
+  uint32_t relative_type; // the machine's R_*_RELATIVE
 } Elf;
 
 static uint64_t le(const uint8_t *p, int n) {
@@ -127,7 +130,7 @@ static int read_sections(Elf *e, char **errmsg) {
     if (type == SHT_RELA) {
       for (uint64_t k = 0; k + 24 <= size; k += 24) {
         const uint8_t *r = d + offset + k;
-        if ((le(r + 8, 8) & 0xffffffff) != R_X86_64_RELATIVE) continue;
+        if ((le(r + 8, 8) & 0xffffffff) != e->relative_type) continue;
         e->relatives = xrealloc(e->relatives, (e->num_relatives + 1) * sizeof *e->relatives);
         e->relatives[e->num_relatives++] = (Relative){le(r, 8), le(r + 16, 8)};
       }
@@ -269,10 +272,10 @@ int linked_images(const uint8_t *data, size_t size, LinkedImage **images, size_t
     *errmsg = xstrdup("not a 64-bit little-endian ELF executable or shared library");
     return -1;
   }
-  if (le(data + 0x12, 2) != EM_X86_64) { // the layouts above are x86-64's
-    *errmsg = xstrdup("not an x86-64 ELF file: its registered images cannot be read");
-    return -1;
-  }
+  // The layouts above are those of LP64 targets; the loader's relocations are the machine's.
+  uint64_t machine = le(data + 0x12, 2);
+  if (machine != EM_X86_64 && machine != EM_AARCH64) return 0; // none we know how to read
+  e.relative_type = machine == EM_X86_64 ? R_X86_64_RELATIVE : R_AARCH64_RELATIVE;
   int rc = read_sections(&e, errmsg);
   // Every 8-byte aligned place in the data sections that holds a valid descriptor whose
   // images are all valid: nothing else passes all of those checks.
