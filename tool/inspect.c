@@ -116,12 +116,17 @@ static void bitcode_facts(const InputImage *image, ImageFacts *out) {
   context_dispose(ctx);
 }
 
-static void image_facts(const InputImage *image, ImageFacts *out) {
+// STRICT (--prop, --resolve, which need the sets): property sets that do not decode are an
+// error; listing the images, a warning, and the key is shown as it is.
+static void image_facts(const InputImage *image, ImageFacts *out, bool strict) {
   *out = (ImageFacts){0};
   const char *json = image_key(image, "properties");
   char *why;
-  if (json && propsets_from_json(json, &out->properties, &why))
-    fatal(image->origin, "invalid properties: %s", why);
+  if (json && propsets_from_json(json, &out->properties, &why)) {
+    if (strict) fatal(image->origin, "invalid properties: %s", why);
+    warning(image->origin, "invalid properties: %s", why);
+    free(why);
+  }
   // A kernel list: the "symbols" key (names separated by '\n', empty ones skipped), or for
   // bitcode without one (clang++ -fsycl -c, bare modules) the module's spir_kernel definitions.
   const char *s = image_key(image, "symbols");
@@ -566,7 +571,7 @@ int inspect_main(int argc, char **argv) {
   }
   ImageFacts *facts = xcalloc(inputs.count + 1, sizeof *facts);
   for (size_t i = 0; i < inputs.count; i++)
-    image_facts(&inputs.items[i], &facts[i]);
+    image_facts(&inputs.items[i], &facts[i], resolve || prop);
 
   if (resolve) {
     print_resolution(&inputs, facts, resolve, aspects, json);
