@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := cmake make gcc g++ pkg-config python3 gnuplot-nox \
   clang-22 llvm-22-dev llvm-22-linker-tools llvm-22-tools clang-tools-22 \
   libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15 lld \
-  libclang-rt-22-dev slurmctld slurmd slurm-client munge libzstd-dev zstd
+  libclang-rt-22-dev slurmctld slurmd slurm-client munge libzstd-dev zstd libjansson-dev
 
 .PHONY: all deps build install test demo conformance bench sanitize tsan fuzz clean
 
@@ -61,7 +61,7 @@ bench: build
 sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSANITIZE=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0:detect_stack_use_after_return=1 ctest --output-on-failure -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0:detect_stack_use_after_return=1:allocator_may_return_null=1 ctest --output-on-failure -j $(JOBS)
 
 # ThreadSanitizer build: the parallel stages under TSan (test/lit/link/parallel.test runs
 # -j4 links). atexit_sleep_ms=0: TSan otherwise sleeps 1 s before a process exits, after the

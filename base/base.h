@@ -11,6 +11,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/blake3.h>
+#include <jansson.h>
 #include <uv.h>
 
 #define TOOL_NAME "sycl-thinlto"
@@ -271,6 +272,35 @@ void stats_add(Stat s, size_t n);
 size_t stats_get(Stat s);
 
 //
+// base/json.c — JSON through jansson (a system library, so base/ may use it)
+//
+
+// The length of the valid UTF-8 sequence at S (LEFT bytes there; an ASCII byte, control
+// bytes too, is 1), or 0 if none starts there: a stray continuation byte, an overlong form,
+// a surrogate, past U+10FFFF, or cut short.
+size_t utf8_sequence_length(const unsigned char *s, size_t left);
+bool utf8_is_valid(const char *s);
+// LEN bytes as valid UTF-8: each byte that begins no valid sequence becomes U+FFFD (as
+// llvm::json and Python's errors="replace" do), the rest is kept. Malloc'd, NUL-terminated;
+// *out_len (if not NULL) its length.
+char *utf8_valid_copy(const void *data, size_t len, size_t *out_len);
+// Values for jansson documents: a string of any LEN bytes (utf8_valid_copy'd), of a C string
+// (NULL: JSON null), an unsigned integer. They never return NULL (out_of_memory()).
+json_t *json_bytes(const void *data, size_t len);
+json_t *json_text(const char *s);
+json_t *json_uint(uint64_t value);
+json_t *json_int(int64_t value);
+json_t *json_new_object(void);
+json_t *json_new_array(void);
+// Adds VALUE (taking it) under KEY (any bytes, utf8_valid_copy'd; a later one replaces an
+// earlier one of the same key, in place), or at the end of ARRAY.
+void json_put(json_t *object, const char *key, json_t *value);
+void json_push(json_t *array, json_t *value);
+// The document in the one form the tool writes: compact, members in insertion order,
+// UTF-8 as it is, control bytes escaped. Malloc'd, no trailing newline.
+char *json_dump_text(const json_t *value);
+
+//
 // base/module_io.c — LLVM modules in and out, with diagnostics captured per context
 //
 
@@ -402,6 +432,9 @@ char *symbol_for_message(const char *name);
 // them: each kernel by the name its source gave it (_ZTS5Scale: Scale, the type's name),
 // separated by ", "; under --no-demangle as they are. Malloc'd.
 char *kernels_for_message(const char *kernels);
+// One kernel's name as its source gave it (_ZTS5Scale: "Scale", "ns::K<int>"), whether or not
+// --no-demangle is given; a name that does not demangle as it is. Malloc'd.
+char *kernel_source_name(const char *name);
 
 
 //

@@ -34,6 +34,10 @@ static char *kernel_name_for_message(const char *name, size_t len) {
   return demangled;
 }
 
+char *kernel_source_name(const char *name) {
+  return kernel_name_for_message(name, strlen(name));
+}
+
 char *kernels_for_message(const char *kernels) {
   if (!demangle_names) return xstrdup(kernels);
   Buffer out = {0};

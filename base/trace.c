@@ -61,52 +61,55 @@ void trace_span(const char *name, const char *detail, double start, double end, 
   pthread_mutex_unlock(&trace_lock);
 }
 
-static void append_text(Buffer *b, const char *s) {
-  buffer_append(b, s, strlen(s));
+// One event as a line of the trace: a compact JSON object written by jansson (names and
+// details are any bytes: json_text makes them valid UTF-8).
+static void append_event(Buffer *b, json_t *event) {
+  char *text = json_dump_text(event);
+  buffer_append(b, ",\n", 2);
+  buffer_append(b, text, strlen(text));
+  free(text);
+  json_decref(event);
 }
 
-// A JSON string literal: quotes, backslashes and control characters escaped.
-static void append_json_string(Buffer *b, const char *s) {
-  append_text(b, "\"");
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    char esc[8];
-    if (c == '"' || c == '\\') {
-      esc[0] = '\\', esc[1] = (char)c, esc[2] = 0;
-      append_text(b, esc);
-    } else if (c < 0x20) {
-      snprintf(esc, sizeof esc, "\\u%04x", c);
-      append_text(b, esc);
-    } else {
-      buffer_append(b, s, 1);
-    }
-  }
-  append_text(b, "\"");
+static json_t *event(const char *name, const char *ph, int pid, int tid) {
+  json_t *e = json_new_object();
+  json_put(e, "name", json_text(name));
+  json_put(e, "ph", json_text(ph));
+  json_put(e, "pid", json_int(pid));
+  json_put(e, "tid", json_int(tid));
+  return e;
+}
+
+static json_t *args_named(const char *key, const char *value) {
+  json_t *args = json_new_object();
+  json_put(args, key, json_text(value));
+  return args;
 }
 
 static void append_thread_name(Buffer *b, int pid, int tid) {
   char *name = tid == 0                  ? xstrdup("main")
                : tid >= TRACE_WORKER_TID ? format("SPIR-V worker %d", tid - TRACE_WORKER_TID)
                                          : format("thread %d", tid);
-  char *head = format(",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                      "\"args\":{\"name\":",
-                      pid, tid);
-  append_text(b, head);
-  append_json_string(b, name);
-  append_text(b, "}}");
-  free(head);
+  json_t *e = event("thread_name", "M", pid, tid);
+  json_put(e, "args", args_named("name", name));
+  append_event(b, e);
   free(name);
 }
 
+// Microseconds since the trace started, as a whole number.
+static json_t *microseconds(double seconds) {
+  return json_int(seconds * 1e6 < 0 ? (int64_t)(seconds * 1e6 - 0.5) : (int64_t)(seconds * 1e6 + 0.5));
+}
+
+// {"traceEvents":[ one event a line ],"displayTimeUnit":"ms"}: the Chrome trace format.
 int trace_write(const char *path) {
   int pid = (int)getpid();
   Buffer b = {0};
-  append_text(&b, "{\"traceEvents\":[\n");
-  char *process = format("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-                         "\"args\":{\"name\":\"" TOOL_NAME "\"}}",
-                         pid);
-  append_text(&b, process);
-  free(process);
+  const char *head = "{\"traceEvents\":[";
+  buffer_append(&b, head, strlen(head));
+  json_t *process = event("process_name", "M", pid, 0);
+  json_put(process, "args", args_named("name", TOOL_NAME));
+  append_event(&b, process);
   pthread_mutex_lock(&trace_lock);
   StrMap named = {0};
   for (size_t i = 0; i < num_events; i++) {
@@ -117,21 +120,22 @@ int trace_write(const char *path) {
       strmap_put(&named, tid_key, (void *)1);
       append_thread_name(&b, pid, e->tid);
     }
-    append_text(&b, ",\n{\"name\":");
-    append_json_string(&b, e->name);
-    char *times = format(",\"ph\":\"X\",\"ts\":%.0f,\"dur\":%.0f,\"pid\":%d,\"tid\":%d",
-                         (e->start - origin) * 1e6, (e->end - e->start) * 1e6, pid, e->tid);
-    append_text(&b, times);
-    free(times);
-    if (e->detail) {
-      append_text(&b, ",\"args\":{\"detail\":");
-      append_json_string(&b, e->detail);
-      append_text(&b, "}");
-    }
-    append_text(&b, "}");
+    json_t *span = json_new_object();
+    json_put(span, "name", json_text(e->name));
+    json_put(span, "ph", json_text("X"));
+    json_put(span, "ts", microseconds(e->start - origin));
+    json_put(span, "dur", microseconds(e->end - e->start));
+    json_put(span, "pid", json_int(pid));
+    json_put(span, "tid", json_int(e->tid));
+    if (e->detail) json_put(span, "args", args_named("detail", e->detail));
+    append_event(&b, span);
   }
   pthread_mutex_unlock(&trace_lock);
-  append_text(&b, "\n],\"displayTimeUnit\":\"ms\"}\n");
+  const char *tail = "\n],\"displayTimeUnit\":\"ms\"}\n";
+  buffer_append(&b, tail, strlen(tail));
+  // The first event followed the bracket directly: ",\n" after '[' becomes "\n".
+  memmove(b.data + strlen(head), b.data + strlen(head) + 1, b.size - strlen(head) - 1);
+  b.size--;
   int rc = write_file_atomic(path, b.data, b.size);
   free(b.data);
   strmap_free(&named);

@@ -151,6 +151,29 @@ int elf_offloading_sections(const uint8_t *data, size_t size, SectionBytes **sec
 bool is_dummy_image(const InputImage *input, LLVMModuleRef m);
 
 //
+// formats/linked.c — the images a linked executable or shared library registers
+//
+
+// One __sycl.tgt_device_image (v3) as the runtime would receive it.
+typedef struct {
+  uint8_t offload_kind, format; // format: the ImageKind (IMG_SPIRV), or 4: zstd-compressed
+  char *target, *compile_options, *link_options;
+  const uint8_t *image; // points into the file's bytes (compressed as stored)
+  size_t image_size;
+  Buffer decompressed;     // format 4: the image the runtime decompresses; else empty
+  StringList entries;      // the offload entries' names: the image's kernels
+  PropertySets properties; // empty when the wrapper registered none (clang's)
+} LinkedImage;
+// An ELF executable or shared library (ET_EXEC, ET_DYN), 64-bit little-endian.
+bool is_linked_elf(const uint8_t *data, size_t size);
+// The images of every __sycl.tgt_bin_desc (v1) in DATA's data sections, as our wrapper
+// (wrap/wrap.c) and clang's write them (x86-64 and AArch64; another machine has none): 0 with
+// *images (none: *count 0), or -1 with *errmsg. The images point into DATA.
+int linked_images(const uint8_t *data, size_t size, LinkedImage **images, size_t *count,
+                  char **errmsg);
+void linked_images_free(LinkedImage *images, size_t count);
+
+//
 // formats/output.c — the linked images as OffloadBinary blobs
 //
 

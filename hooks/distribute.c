@@ -273,31 +273,20 @@ int distribution_write_job(Distribution *d, size_t image, LLVMModuleRef m, const
 static const char *const all_outputs[] = {"spv", "props.json", "sym", "imports", "log", "diag"};
 enum { NUM_OUTPUTS = 6 };
 
-static void json_string(Buffer *b, const char *s) {
-  buffer_append(b, "\"", 1);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') {
-      buffer_append(b, "\\", 1);
-      buffer_append(b, s, 1);
-    } else if (c < 0x20) {
-      char esc[8];
-      snprintf(esc, sizeof esc, "\\u%04x", c);
-      buffer_append(b, esc, 6);
-    } else {
-      buffer_append(b, s, 1);
-    }
-  }
-  buffer_append(b, "\"", 1);
-}
-
-static void json_strings(Buffer *b, const StringList *l) {
-  buffer_append(b, "[", 1);
+// A list of paths and arguments as a JSON array, by jansson: `["a", "b"]` (its non-compact
+// form without indentation, the spacing the list always had). A string that is not UTF-8
+// cannot be carried (LLVM's own DTLTO writer, llvm::json, cannot either): *bad names it.
+static void append_json_strings(Buffer *b, const StringList *l, const char **bad) {
+  json_t *array = json_new_array();
   for (size_t i = 0; i < l->count; i++) {
-    if (i) buffer_append(b, ", ", 2);
-    json_string(b, l->items[i]);
+    if (!utf8_is_valid(l->items[i]) && !*bad) *bad = l->items[i];
+    json_push(array, json_text(l->items[i]));
   }
-  buffer_append(b, "]", 1);
+  char *text = json_dumps(array, JSON_PRESERVE_ORDER);
+  if (!text) out_of_memory("the job list");
+  buffer_append(b, text, strlen(text));
+  free(text);
+  json_decref(array);
 }
 
 static void job_files(const Distribution *d, size_t image, StringList *args, StringList *inputs,
@@ -314,37 +303,55 @@ static void job_files(const Distribution *d, size_t image, StringList *args, Str
     strlist_push(outputs, image_path(d, image, all_outputs[i]));
 }
 
-// DTLTO's layout (ARCHITECTURE.md fact 11): a job's command is common.args + job.args.
-static Buffer job_list(const Distribution *d, const size_t *images, size_t count) {
+// DTLTO's layout (ARCHITECTURE.md fact 11): a job's command is common.args + job.args. One
+// job a line; every value is written by jansson. 0, or -1 with *errmsg.
+static int job_list(const Distribution *d, const size_t *images, size_t count, Buffer *out,
+                    char **errmsg) {
   Buffer b = {0};
-  StringList common = {0}, none = {0};
+  const char *bad = NULL;
+  StringList common = {0}, none = {0}, output = {0};
   strlist_push(&common, xstrdup(d->compiler));
   strlist_push(&common, xstrdup("backend"));
+  strlist_push(&output, xstrdup(d->linker_output));
   const char *head = "{\n  \"common\": {\n    \"linker_output\": ";
   buffer_append(&b, head, strlen(head));
-  json_string(&b, d->linker_output);
+  Buffer one = {0};
+  append_json_strings(&one, &output, &bad); // ["PATH"]: the string between the brackets
+  buffer_append(&b, one.data + 1, one.size - 2);
+  free(one.data);
   buffer_append(&b, ",\n    \"args\": ", 14);
-  json_strings(&b, &common);
+  append_json_strings(&b, &common, &bad);
   buffer_append(&b, ",\n    \"inputs\": ", 16);
-  json_strings(&b, &none);
+  append_json_strings(&b, &none, &bad);
   buffer_append(&b, "\n  },\n  \"jobs\": [", 17);
   for (size_t i = 0; i < count; i++) {
     StringList args = {0}, inputs = {0}, outputs = {0};
     job_files(d, images[i], &args, &inputs, &outputs);
     buffer_append(&b, i ? ",\n    {\"args\": " : "\n    {\"args\": ", i ? 15 : 14);
-    json_strings(&b, &args);
+    append_json_strings(&b, &args, &bad);
     buffer_append(&b, ", \"inputs\": ", 12);
-    json_strings(&b, &inputs);
+    append_json_strings(&b, &inputs, &bad);
     buffer_append(&b, ", \"outputs\": ", 13);
-    json_strings(&b, &outputs);
+    append_json_strings(&b, &outputs, &bad);
     buffer_append(&b, "}", 1);
     strlist_free(&args);
     strlist_free(&inputs);
     strlist_free(&outputs);
   }
   buffer_append(&b, "\n  ]\n}\n", 7);
+  if (bad) {
+    char *shown = utf8_valid_copy(bad, strlen(bad), NULL);
+    *errmsg = format("the job list is JSON, which cannot carry '%s': not UTF-8", shown);
+    free(shown);
+  }
   strlist_free(&common);
-  return b;
+  strlist_free(&output);
+  if (bad) {
+    free(b.data);
+    return -1;
+  }
+  *out = b;
+  return 0;
 }
 
 // The last bytes of PATH, for messages ("" if none).
@@ -371,7 +378,12 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
     }
   char *list = format("%s/jobs.%u.json", d->dir, attempt);
   char *log = format("%s/distributor.%u.log", d->dir, attempt);
-  Buffer json = job_list(d, images, count);
+  Buffer json = {0};
+  if (job_list(d, images, count, &json, errmsg)) {
+    free(list);
+    free(log);
+    return -1;
+  }
   int rc = write_file_atomic(list, json.data, json.size);
   free(json.data);
   if (rc) {

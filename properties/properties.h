@@ -52,8 +52,11 @@ const Property *propsets_find(const PropertySets *p, const char *set, const char
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set);
 void propsets_remove(PropertySets *p, const char *set, const char *name); // if it is there
 void propsets_free(PropertySets *p);
-// Upstream JSON: {"Set": {"Name": 1 | "<standard base64>"}}; malloc'd text.
+// Upstream JSON: {"Set": {"Name": 1 | "<standard base64>"}}; malloc'd text (jansson; a
+// byte of a name that begins no valid UTF-8 sequence is written as U+FFFD).
 char *propsets_to_json(const PropertySets *p);
+// The same document as a jansson value, to embed in another (inspect --json). Caller decrefs.
+json_t *propsets_to_json_value(const PropertySets *p);
 int propsets_from_json(const char *json, PropertySets *out, char **errmsg);
 // intel's .prop text: "[Set]" then "Name=1|42" or "Name=2|<intel base64 of bitcount+bytes>".
 char *propsets_to_prop(const PropertySets *p, char **errmsg); // NULL (and why) for a name

@@ -236,78 +236,11 @@ int base64_decode_intel(const char *text, size_t len, Buffer *out) {
 }
 
 //
-// Upstream JSON (llvm/lib/Frontend/Offloading/PropertySet.cpp): upstream keeps sets and
-// properties in std::map, so both are written sorted by name, compactly.
+// Upstream JSON (llvm/lib/Frontend/Offloading/PropertySet.cpp), through jansson: upstream
+// keeps sets and properties in std::map, so both are written sorted by name, compactly.
+// Names are bytes (a sycl-unique-id may hold 0xFF) and a JSON string is UTF-8: each byte
+// that begins no valid sequence is written as U+FFFD, as llvm::json does (json_bytes).
 //
-
-// The length of the valid UTF-8 sequence at S (1 to 4), or 0: a stray continuation byte, an
-// overlong form, a surrogate, a code point past U+10FFFF, a cut sequence.
-static size_t utf8_sequence(const unsigned char *s) {
-  unsigned char c = s[0];
-  size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-  if (!n || c > 0xf4) return 0;
-  for (size_t i = 1; i < n; i++)
-    if ((s[i] & 0xc0) != 0x80) return 0; // (the NUL that ends S stops here too)
-  if (c == 0xe0 && s[1] < 0xa0) return 0; // overlong
-  if (c == 0xed && s[1] >= 0xa0) return 0; // a surrogate
-  if (c == 0xf0 && s[1] < 0x90) return 0; // overlong
-  if (c == 0xf4 && s[1] >= 0x90) return 0; // past U+10FFFF
-  return n;
-}
-
-// A JSON string is valid UTF-8 (RFC 8259): names are bytes (a sycl-unique-id may hold 0xFF),
-// so each byte that is not part of a valid sequence becomes U+FFFD, as llvm::json writes it
-// (fixUTF8). Control bytes are escaped.
-static void json_append_string(Buffer *b, const char *s) {
-  buffer_append(b, "\"", 1);
-  for (; *s; s++) {
-    unsigned char c = *s;
-    if (c >= 0x80) {
-      size_t n = utf8_sequence((const unsigned char *)s);
-      if (n)
-        buffer_append(b, s, n);
-      else
-        buffer_append(b, "\\ufffd", 6);
-      s += n ? n - 1 : 0;
-      continue;
-    }
-    char esc[8];
-    const char *e = NULL;
-    switch (c) {
-    case '"':
-      e = "\\\"";
-      break;
-    case '\\':
-      e = "\\\\";
-      break;
-    case '\b':
-      e = "\\b";
-      break;
-    case '\f':
-      e = "\\f";
-      break;
-    case '\n':
-      e = "\\n";
-      break;
-    case '\r':
-      e = "\\r";
-      break;
-    case '\t':
-      e = "\\t";
-      break;
-    default:
-      if (c < 0x20) {
-        snprintf(esc, sizeof esc, "\\u%04x", c);
-        e = esc;
-      }
-    }
-    if (e)
-      buffer_append(b, e, strlen(e));
-    else
-      buffer_append(b, s, 1);
-  }
-  buffer_append(b, "\"", 1);
-}
 
 static int compare_set_names(const void *a, const void *b) {
   return strcmp((*(const PropertySet *const *)a)->name, (*(const PropertySet *const *)b)->name);
@@ -317,215 +250,103 @@ static int compare_property_names(const void *a, const void *b) {
   return strcmp((*(const Property *const *)a)->name, (*(const Property *const *)b)->name);
 }
 
-char *propsets_to_json(const PropertySets *p) {
-  Buffer b = {0};
-  const PropertySet **sets = xcalloc(p->count, sizeof *sets);
+json_t *propsets_to_json_value(const PropertySets *p) {
+  json_t *root = json_new_object();
+  const PropertySet **sets = xcalloc(p->count + 1, sizeof *sets);
   for (size_t i = 0; i < p->count; i++)
     sets[i] = &p->sets[i];
   qsort(sets, p->count, sizeof *sets, compare_set_names);
-  buffer_append(&b, "{", 1);
   for (size_t i = 0; i < p->count; i++) {
     const PropertySet *s = sets[i];
-    if (i) buffer_append(&b, ",", 1);
-    json_append_string(&b, s->name);
-    buffer_append(&b, ":{", 2);
-    const Property **props = xcalloc(s->count, sizeof *props);
+    json_t *set = json_new_object();
+    const Property **props = xcalloc(s->count + 1, sizeof *props);
     for (size_t j = 0; j < s->count; j++)
       props[j] = &s->props[j];
     qsort(props, s->count, sizeof *props, compare_property_names);
     for (size_t j = 0; j < s->count; j++) {
-      if (j) buffer_append(&b, ",", 1);
-      json_append_string(&b, props[j]->name);
-      buffer_append(&b, ":", 1);
-      char *value = props[j]->type == PROP_UINT32
-                        ? format("%u", (unsigned)props[j]->u32)
-                        : base64_encode(props[j]->bytes.data, props[j]->bytes.size);
-      if (props[j]->type == PROP_UINT32)
-        buffer_append(&b, value, strlen(value));
-      else
-        json_append_string(&b, value);
-      free(value);
+      if (props[j]->type == PROP_UINT32) {
+        json_put(set, props[j]->name, json_uint(props[j]->u32));
+      } else {
+        char *value = base64_encode(props[j]->bytes.data, props[j]->bytes.size);
+        json_put(set, props[j]->name, json_text(value));
+        free(value);
+      }
     }
     free(props);
-    buffer_append(&b, "}", 1);
+    json_put(root, s->name, set);
   }
   free(sets);
-  buffer_append(&b, "}", 2); // with the terminating NUL
-  return (char *)b.data;
+  return root;
 }
 
-// A reader for exactly the shape above: an object of objects of unsigned integers and
-// strings. Errors name the byte offset.
-typedef struct {
-  const char *text, *p;
-  char *error;
-} JsonReader;
-
-static bool json_fail(JsonReader *r, const char *what) {
-  if (!r->error)
-    r->error = format("invalid property JSON at byte %zu: %s", (size_t)(r->p - r->text), what);
-  return false;
+char *propsets_to_json(const PropertySets *p) {
+  json_t *root = propsets_to_json_value(p);
+  char *text = json_dump_text(root);
+  json_decref(root);
+  return text;
 }
 
-static void json_skip_space(JsonReader *r) {
-  while (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')
-    r->p++;
-}
+static char *printable_name(const char *name);
 
-static bool json_expect(JsonReader *r, char c) {
-  json_skip_space(r);
-  if (*r->p != c) {
-    char what[32];
-    snprintf(what, sizeof what, "expected '%c'", c);
-    return json_fail(r, what);
-  }
-  r->p++;
-  return true;
-}
-
-static void append_utf8(Buffer *b, uint32_t cp) {
-  uint8_t u[4];
-  size_t n;
-  if (cp < 0x80) {
-    u[0] = cp, n = 1;
-  } else if (cp < 0x800) {
-    u[0] = 0xc0 | cp >> 6, u[1] = 0x80 | (cp & 0x3f), n = 2;
-  } else if (cp < 0x10000) {
-    u[0] = 0xe0 | cp >> 12, u[1] = 0x80 | (cp >> 6 & 0x3f), u[2] = 0x80 | (cp & 0x3f), n = 3;
-  } else {
-    u[0] = 0xf0 | cp >> 18, u[1] = 0x80 | (cp >> 12 & 0x3f), u[2] = 0x80 | (cp >> 6 & 0x3f);
-    u[3] = 0x80 | (cp & 0x3f), n = 4;
-  }
-  buffer_append(b, u, n);
-}
-
-static bool json_hex4(JsonReader *r, uint32_t *out) {
-  *out = 0;
-  for (int i = 0; i < 4; i++) {
-    char c = r->p[i];
-    int d = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                   : -1;
-    if (d < 0) return json_fail(r, "bad \\u escape");
-    *out = *out << 4 | (uint32_t)d;
-  }
-  r->p += 4;
-  return true;
-}
-
-// A string value, malloc'd into *out (NUL-terminated).
-static bool json_string(JsonReader *r, char **out) {
-  if (!json_expect(r, '"')) return false;
-  Buffer b = {0};
-  for (;;) {
-    unsigned char c = *r->p;
-    if (!c) {
-      free(b.data);
-      return json_fail(r, "unterminated string");
-    }
-    r->p++;
-    if (c == '"') break;
-    if (c < 0x20) {
-      free(b.data);
-      return json_fail(r, "control character in string");
-    }
-    if (c != '\\') {
-      buffer_append(&b, &c, 1);
-      continue;
-    }
-    char e = *r->p++;
-    const char *simple = strchr("\"\\/bfnrt", e);
-    if (e && simple) {
-      static const char decoded[] = "\"\\/\b\f\n\r\t";
-      buffer_append(&b, &decoded[simple - "\"\\/bfnrt"], 1);
-      continue;
-    }
-    uint32_t cp;
-    if (e != 'u' || !json_hex4(r, &cp)) {
-      free(b.data);
-      return json_fail(r, "bad escape");
-    }
-    if (cp >= 0xd800 && cp < 0xdc00 && r->p[0] == '\\' && r->p[1] == 'u') {
-      r->p += 2;
-      uint32_t low;
-      if (!json_hex4(r, &low) || low < 0xdc00 || low >= 0xe000) {
-        free(b.data);
-        return json_fail(r, "bad surrogate pair");
-      }
-      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-    }
-    append_utf8(&b, cp);
-  }
-  buffer_append(&b, "", 1);
-  *out = (char *)b.data;
-  return true;
-}
-
-static bool json_property(JsonReader *r, PropertySets *out, const char *set, const char *name) {
-  json_skip_space(r);
-  if (*r->p == '"') {
-    char *text;
-    if (!json_string(r, &text)) return false;
+// Why VALUE cannot be property NAME of SET, or NULL after adding it.
+static char *add_json_property(PropertySets *out, const char *set, const char *name,
+                               const json_t *value) {
+  if (json_is_string(value)) {
     Buffer bytes;
-    int rc = base64_decode(text, strlen(text), &bytes);
-    free(text);
-    if (rc) return json_fail(r, "a string value is not Base64");
+    if (base64_decode(json_string_value(value), json_string_length(value), &bytes))
+      return xstrdup("a string value is not Base64");
     propsets_add_bytes(out, set, name, bytes.data, bytes.size);
     free(bytes.data);
-    return true;
+    return NULL;
   }
-  if (*r->p < '0' || *r->p > '9') return json_fail(r, "expected an unsigned integer or a string");
-  uint64_t v = 0;
-  while (*r->p >= '0' && *r->p <= '9') {
-    v = v * 10 + (uint64_t)(*r->p++ - '0');
-    if (v > UINT32_MAX) return json_fail(r, "integer value does not fit in 32 bits");
-  }
-  if (*r->p == '.' || *r->p == 'e' || *r->p == 'E') return json_fail(r, "expected an integer");
+  if (json_is_real(value)) return xstrdup("expected an integer");
+  if (!json_is_integer(value)) return xstrdup("expected an unsigned integer or a string");
+  json_int_t v = json_integer_value(value);
+  if (v < 0) return xstrdup("expected an unsigned integer, not a negative one");
+  if ((unsigned long long)v > UINT32_MAX) return xstrdup("integer value does not fit in 32 bits");
   propsets_add_u32(out, set, name, (uint32_t)v);
-  return true;
-}
-
-// Calls member(r, out, key) for each member of an object; the key is freed after.
-static bool json_object(JsonReader *r, PropertySets *out, const char *set,
-                        bool (*member)(JsonReader *, PropertySets *, const char *, const char *)) {
-  if (!json_expect(r, '{')) return false;
-  json_skip_space(r);
-  if (*r->p == '}') {
-    r->p++;
-    return true;
-  }
-  for (;;) {
-    char *key;
-    if (!json_string(r, &key)) return false;
-    bool ok = json_expect(r, ':') && member(r, out, set, key);
-    free(key);
-    if (!ok) return false;
-    json_skip_space(r);
-    if (*r->p == ',') {
-      r->p++;
-      continue;
-    }
-    return json_expect(r, '}');
-  }
-}
-
-static bool json_set(JsonReader *r, PropertySets *out, const char *unused, const char *set) {
-  (void)unused;
-  get_or_add_set(out, set); // an empty set is kept
-  return json_object(r, out, set, json_property);
+  return NULL;
 }
 
 int propsets_from_json(const char *json, PropertySets *out, char **errmsg) {
   *out = (PropertySets){0};
-  JsonReader r = {.text = json, .p = json};
-  if (json_object(&r, out, NULL, json_set)) {
-    json_skip_space(&r);
-    if (!*r.p) return 0;
-    json_fail(&r, "trailing characters");
+  json_error_t error;
+  json_t *root = json_loads(json, 0, &error);
+  if (!root) {
+    *errmsg = format("invalid property JSON at byte %d: %s", error.position, error.text);
+    return -1;
   }
+  char *why = NULL, *where = NULL;
+  const char *set_name, *name;
+  json_t *set, *value;
+  if (!json_is_object(root)) why = xstrdup("expected an object of property sets");
+  else json_object_foreach(root, set_name, set) {
+    if (!json_is_object(set)) {
+      why = xstrdup("a set is not an object of properties");
+      char *s = printable_name(set_name);
+      where = format("'%s'", s);
+      free(s);
+      break;
+    }
+    get_or_add_set(out, set_name); // an empty set is kept
+    json_object_foreach(set, name, value) {
+      if ((why = add_json_property(out, set_name, name, value))) {
+        char *s = printable_name(set_name), *n = printable_name(name);
+        where = format("'%s', property '%s'", s, n);
+        free(s);
+        free(n);
+        break;
+      }
+    }
+    if (why) break;
+  }
+  json_decref(root);
+  if (!why) return 0;
   propsets_free(out);
-  *errmsg = r.error;
+  *errmsg = where ? format("invalid property JSON: set %s: %s", where, why)
+                  : format("invalid property JSON: %s", why);
+  free(where);
+  free(why);
   return -1;
 }
 

@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-// SYCL's aspect numbers (the sycl_aspects module metadata DPC++ emits; aspects.def).
+// SYCL's aspect numbers: the one table of them (the split, the resolver, inspect and
+// --aot-aspects all read it). The runtime's enum, sycl/include/sycl/info/aspects.def in
+// intel/llvm (0..81 as its generated device_aspect_macros.hpp lists them; 71 is not listed
+// there, and older aspects.def files numbered ext_intel_fpga_task_sequence 61), and the
+// deprecated names of aspects_deprecated.def (host, int64_*_atomics, usm_restricted_shared_
+// allocations, usm_system_allocator). The first name of a number is the one printed.
 static const struct {
   const char *name;
   uint32_t value;
@@ -71,6 +76,28 @@ static const struct {
     {"ext_oneapi_opportunistic_group", 56},
     {"ext_oneapi_tangle_group", 57},
     {"ext_intel_matrix", 58},
+    {"ext_oneapi_is_composite", 59},
+    {"ext_oneapi_is_component", 60},
+    {"ext_oneapi_graph", 61},
+    {"ext_intel_fpga_task_sequence", 62},
+    {"ext_oneapi_limited_graph", 63},
+    {"ext_oneapi_private_alloca", 64},
+    {"ext_oneapi_cubemap", 65},
+    {"ext_oneapi_cubemap_seamless_filtering", 66},
+    {"ext_oneapi_bindless_sampled_image_fetch_1d_usm", 67},
+    {"ext_oneapi_bindless_sampled_image_fetch_1d", 68},
+    {"ext_oneapi_bindless_sampled_image_fetch_2d_usm", 69},
+    {"ext_oneapi_bindless_sampled_image_fetch_2d", 70},
+    {"ext_oneapi_bindless_sampled_image_fetch_3d", 72},
+    {"ext_oneapi_queue_profiling_tag", 73},
+    {"ext_oneapi_virtual_mem", 74},
+    {"ext_oneapi_cuda_cluster_group", 75},
+    {"ext_oneapi_image_array", 76},
+    {"ext_oneapi_unique_addressing_per_dim", 77},
+    {"ext_oneapi_bindless_images_sample_1d_usm", 78},
+    {"ext_oneapi_bindless_images_sample_2d_usm", 79},
+    {"ext_oneapi_atomic16", 80},
+    {"ext_oneapi_virtual_functions", 81},
 };
 
 int aspect_value(const char *name, uint32_t *value) {

@@ -31,148 +31,19 @@ static const char local_usage[] =
     "With --share it prints \"share K/N: ran J job(s)\" on stdout at the end.\n";
 
 //
-// Just enough JSON for a job list: objects, arrays, strings; other values are skipped.
+// The job list, read by jansson
 //
 
-typedef enum { JSON_OTHER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } JsonKind;
-
-typedef struct JsonValue {
-  JsonKind kind;
-  char *string;            // JSON_STRING
-  struct JsonValue *items; // JSON_ARRAY, JSON_OBJECT (values)
-  char **keys;             // JSON_OBJECT
-  size_t count;
-} JsonValue;
-
-typedef struct {
-  const char *p, *end;
-  const char *error;
-} JsonParser;
-
-static void skip_space(JsonParser *jp) {
-  while (jp->p < jp->end && strchr(" \t\r\n", *jp->p))
-    jp->p++;
-}
-
-static bool parse_string(JsonParser *jp, char **out) {
-  Buffer b = {0};
-  jp->p++; // the opening quote
-  while (jp->p < jp->end && *jp->p != '"') {
-    char c = *jp->p++;
-    if (c == '\\') {
-      if (jp->p >= jp->end) break;
-      char e = *jp->p++;
-      const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t", *at = strchr(from, e);
-      if (e == 'u') {
-        unsigned cp;
-        if (jp->end - jp->p < 4 || sscanf(jp->p, "%4x", &cp) != 1) break;
-        jp->p += 4;
-        // UTF-8 of the code point (surrogate pairs are not joined: paths do not need them)
-        char u[4];
-        size_t n = 0;
-        if (cp < 0x80) {
-          u[n++] = (char)cp;
-        } else if (cp < 0x800) {
-          u[n++] = (char)(0xc0 | cp >> 6), u[n++] = (char)(0x80 | (cp & 0x3f));
-        } else {
-          u[n++] = (char)(0xe0 | cp >> 12), u[n++] = (char)(0x80 | (cp >> 6 & 0x3f));
-          u[n++] = (char)(0x80 | (cp & 0x3f));
-        }
-        buffer_append(&b, u, n);
-        continue;
-      }
-      if (!at || !e) break;
-      c = to[at - from];
-    }
-    buffer_append(&b, &c, 1);
-  }
-  if (jp->p >= jp->end || *jp->p != '"') {
-    free(b.data);
-    jp->error = "unterminated or malformed string";
-    return false;
-  }
-  jp->p++;
-  buffer_append(&b, "", 1);
-  *out = (char *)b.data;
-  return true;
-}
-
-static bool parse_value(JsonParser *jp, JsonValue *v, int depth) {
-  *v = (JsonValue){0};
-  skip_space(jp);
-  if (jp->p >= jp->end) return jp->error = "unexpected end", false;
-  if (depth > 64) return jp->error = "nested too deeply", false;
-  char c = *jp->p;
-  if (c == '"') {
-    v->kind = JSON_STRING;
-    return parse_string(jp, &v->string);
-  }
-  if (c != '[' && c != '{') { // a number, true, false, null: skipped
-    while (jp->p < jp->end && !strchr(",]} \t\r\n", *jp->p))
-      jp->p++;
-    return true;
-  }
-  bool object = c == '{';
-  v->kind = object ? JSON_OBJECT : JSON_ARRAY;
-  jp->p++;
-  skip_space(jp);
-  if (jp->p < jp->end && *jp->p == (object ? '}' : ']')) {
-    jp->p++;
-    return true;
-  }
-  for (;;) {
-    char *key = NULL;
-    if (object) {
-      skip_space(jp);
-      if (jp->p >= jp->end || *jp->p != '"') return jp->error = "expected a key", false;
-      if (!parse_string(jp, &key)) return false;
-      skip_space(jp);
-      if (jp->p >= jp->end || *jp->p++ != ':') {
-        free(key);
-        return jp->error = "expected ':'", false;
-      }
-    }
-    v->items = xrealloc(v->items, (v->count + 1) * sizeof *v->items);
-    v->keys = xrealloc(v->keys, (v->count + 1) * sizeof *v->keys);
-    v->keys[v->count] = key;
-    if (!parse_value(jp, &v->items[v->count++], depth + 1)) return false;
-    skip_space(jp);
-    if (jp->p < jp->end && *jp->p == ',') {
-      jp->p++;
-      continue;
-    }
-    if (jp->p < jp->end && *jp->p == (object ? '}' : ']')) {
-      jp->p++;
-      return true;
-    }
-    return jp->error = object ? "expected ',' or '}'" : "expected ',' or ']'", false;
-  }
-}
-
-static const JsonValue *member(const JsonValue *v, const char *key) {
-  for (size_t i = 0; v && v->kind == JSON_OBJECT && i < v->count; i++)
-    if (!strcmp(v->keys[i], key)) return &v->items[i];
-  return NULL;
-}
-
 // Appends the strings of array V to L (copies); false if V is not an array of strings.
-static bool push_strings(StringList *l, const JsonValue *v) {
-  if (!v || v->kind != JSON_ARRAY) return false;
-  for (size_t i = 0; i < v->count; i++) {
-    if (v->items[i].kind != JSON_STRING) return false;
-    strlist_push(l, xstrdup(v->items[i].string));
+static bool push_strings(StringList *l, const json_t *v) {
+  if (!json_is_array(v)) return false;
+  size_t i;
+  json_t *item;
+  json_array_foreach(v, i, item) {
+    if (!json_is_string(item)) return false;
+    strlist_push(l, xstrndup(json_string_value(item), json_string_length(item)));
   }
   return true;
-}
-
-static void json_free(JsonValue *v) {
-  for (size_t i = 0; i < v->count; i++) {
-    json_free(&v->items[i]);
-    if (v->keys) free(v->keys[i]);
-  }
-  free(v->items);
-  free(v->keys);
-  free(v->string);
 }
 
 //
@@ -305,22 +176,20 @@ int distribute_local_main(int argc, char **argv) {
   Buffer text;
   int rc = read_file(list, &text);
   if (rc) fatal(list, "%s", read_error_text(rc));
-  JsonParser jp = {(const char *)text.data, (const char *)text.data + text.size, NULL};
-  JsonValue root;
-  bool parsed = parse_value(&jp, &root, 0);
-  if (parsed) skip_space(&jp);
-  if (!parsed || jp.p != jp.end) fatal(list, "not JSON: %s", jp.error ? jp.error : "trailing text");
+  json_error_t error;
+  json_t *root = json_loadb((const char *)text.data, text.size, 0, &error);
   free(text.data);
+  if (!root) fatal(list, "not JSON: byte %d: %s", error.position, error.text);
   StringList common = {0};
-  const JsonValue *list_jobs = member(&root, "jobs");
-  if (!push_strings(&common, member(member(&root, "common"), "args")) || !common.count ||
-      !list_jobs || list_jobs->kind != JSON_ARRAY)
+  const json_t *list_jobs = json_object_get(root, "jobs");
+  if (!push_strings(&common, json_object_get(json_object_get(root, "common"), "args")) ||
+      !common.count || !json_is_array(list_jobs))
     fatal(list, "not a DTLTO job list: expected common.args (a non-empty array of strings) "
                 "and jobs (an array)");
-  size_t total = list_jobs->count;
+  size_t total = json_array_size(list_jobs);
   if (count_only) {
     printf("%zu\n", total);
-    json_free(&root);
+    json_decref(root);
     strlist_free(&common);
     return 0;
   }
@@ -333,15 +202,15 @@ int distribute_local_main(int argc, char **argv) {
     job->index = j;
     for (size_t i = 0; i < common.count; i++)
       strlist_push(&job->argv, xstrdup(common.items[i]));
-    const JsonValue *entry = &list_jobs->items[j];
+    const json_t *entry = json_array_get(list_jobs, j);
     StringList outputs = {0};
-    if (!push_strings(&job->argv, member(entry, "args")))
+    if (!push_strings(&job->argv, json_object_get(entry, "args")))
       fatal(list, "job %zu: expected args, an array of strings", j);
-    push_strings(&outputs, member(entry, "outputs"));
+    push_strings(&outputs, json_object_get(entry, "outputs"));
     job->what = xstrdup(outputs.count ? outputs.items[0] : job->argv.items[0]);
     strlist_free(&outputs);
   }
-  json_free(&root);
+  json_decref(root);
   strlist_free(&common);
 
   size_t started = 0, running = 0;

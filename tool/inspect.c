@@ -7,21 +7,25 @@
 #include <string.h>
 
 static const char usage[] =
-    "OVERVIEW: print the SYCL SPIR-V device images found in files\n"
+    "OVERVIEW: print the SYCL device images found in files: their kernels, SYCL_EXTERNAL\n"
+    "exports and imports, required aspects and property sets\n"
     "\n"
     "USAGE: sycl-thinlto inspect [options] FILE...\n"
     "\n"
     "FILE may be LLVM bitcode, an OffloadBinary, an ELF object with a .llvm.offloading\n"
-    "section, or a static archive of these.\n"
+    "section, a static archive of these, or a linked executable or shared library: the\n"
+    "images it registers with the SYCL runtime (through sycl-thinlto's wrapper or clang's).\n"
     "\n"
     "OPTIONS:\n"
     "  --json    print one JSON document: {\"images\": [...]}\n"
     "  --prop    print each image's property sets in intel's .prop text (as sycl-post-link\n"
     "            writes them); with several images each starts with a line '# FILE'\n"
     "  --resolve=KERNEL  print the images the SYCL runtime links to run KERNEL (imported\n"
-    "            symbols, virtual-function sets) and a cache key for that set; with --json\n"
-    "            as {\"kernel\": ..., \"images\": [{\"file\": ...}], \"cache_key\": ...}\n"
-    "  --aspects=A,B,... the device's aspects for --resolve (fp64, fp16, ... or numbers)\n"
+    "            symbols, virtual-function sets) and a cache key for that set; KERNEL is its\n"
+    "            mangled name (_ZTS5Scale) or its name in the source (Scale, ns::Scale);\n"
+    "            with --json as {\"kernel\": ..., \"images\": [{\"file\": ...}], \"cache_key\": ...}\n"
+    "  --aspects=A,B,... the device's aspects for --resolve: names as the SYCL runtime's\n"
+    "            aspect enum has them (fp64, fp16, ...) or their numbers\n"
     "  -v        say on stderr which images are skipped and why\n"
     "  --help    print this help\n";
 
@@ -61,18 +65,29 @@ static const OffloadString **other_keys(const InputImage *image, size_t *count) 
   return sorted;
 }
 
-// An image's kernels: its "symbols" key (names separated by '\n', empty ones skipped), or for
-// bitcode without one (clang++ -fsycl -c, bare modules) the module's spir_kernel definitions.
-static void image_symbols(const InputImage *image, StringList *out) {
-  const char *s = image_key(image, "symbols");
-  if (s || image->image_kind != IMG_BITCODE) {
-    while (s && *s) {
-      size_t len = strcspn(s, "\n");
-      if (len) strlist_push(out, xstrndup(s, len));
-      s += len + (s[len] == '\n');
-    }
-    return;
-  }
+//
+// What inspect shows of an image beside its keys: its kernels, its SYCL_EXTERNAL exports and
+// imports, the aspects it requires.
+//
+
+typedef struct {
+  StringList kernels;      // the "symbols" key, or a bitcode module's kernels
+  StringList exports;      // SYCL/exported symbols, or a module's SYCL_EXTERNAL definitions
+  StringList imports;      // SYCL/imported symbols, or a module's importable declarations
+  PropertySets properties; // decoded from the "properties" key (empty without one)
+  bool has_aspects;        // SYCL/device requirements has "aspects"
+  StringList aspects;      // its values by name ("fp64"), or the number when unnamed
+} ImageFacts;
+
+static void set_names(const PropertySets *p, const char *set, StringList *out) {
+  const PropertySet *s = propsets_find_set(p, set);
+  for (size_t i = 0; s && i < s->count; i++)
+    strlist_push(out, xstrdup(s->props[i].name));
+}
+
+// A bitcode image without a "symbols" key: its kernels, and without property sets its
+// SYCL_EXTERNAL definitions and the declarations it would import.
+static void bitcode_facts(const InputImage *image, ImageFacts *out) {
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
   char *why;
@@ -80,61 +95,147 @@ static void image_symbols(const InputImage *image, StringList *out) {
   reading_input_begin(image->origin, "bitcode");
   if (module_parse_verified(ctx, image->data, image->size, image->origin, &m, &why))
     fatal(image->origin, "%s", why);
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && is_kernel(f)) {
-      size_t len;
-      const char *name = LLVMGetValueName2(f, &len);
-      strlist_push(out, xstrndup(name, len));
-    }
+  bool module_ids = module_has_module_ids(m);
+  bool from_module = !image_key(image, "properties");
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    StringList *list = NULL;
+    if (!LLVMIsDeclaration(f) && is_kernel(f))
+      list = &out->kernels;
+    else if (!from_module)
+      list = NULL;
+    else if (!LLVMIsDeclaration(f) && is_sycl_external(f, module_ids))
+      list = &out->exports;
+    else if (LLVMIsDeclaration(f) && is_importable_declaration(f, module_ids))
+      list = &out->imports;
+    if (list) strlist_push(list, xstrndup(name, len));
+  }
   LLVMDisposeModule(m);
   reading_input_end();
   context_dispose(ctx);
+}
+
+// STRICT (--prop, --resolve, which need the sets): property sets that do not decode are an
+// error; listing the images, a warning, and the key is shown as it is.
+static void image_facts(const InputImage *image, ImageFacts *out, bool strict) {
+  *out = (ImageFacts){0};
+  const char *json = image_key(image, "properties");
+  char *why;
+  if (json && propsets_from_json(json, &out->properties, &why)) {
+    if (strict) fatal(image->origin, "invalid properties: %s", why);
+    warning(image->origin, "invalid properties: %s", why);
+    free(why);
+  }
+  // A kernel list: the "symbols" key (names separated by '\n', empty ones skipped), or for
+  // bitcode without one (clang++ -fsycl -c, bare modules) the module's spir_kernel definitions.
+  const char *s = image_key(image, "symbols");
+  for (; s && *s;) {
+    size_t len = strcspn(s, "\n");
+    if (len) strlist_push(&out->kernels, xstrndup(s, len));
+    s += len + (s[len] == '\n');
+  }
+  bool want_kernels = !image_key(image, "symbols");
+  if (image->image_kind == IMG_BITCODE && want_kernels) bitcode_facts(image, out);
+  set_names(&out->properties, "SYCL/exported symbols", &out->exports);
+  set_names(&out->properties, "SYCL/imported symbols", &out->imports);
+  const Property *a = propsets_find(&out->properties, "SYCL/device requirements", "aspects");
+  if (a && a->type == PROP_BYTES) {
+    out->has_aspects = true;
+    for (size_t i = 0; i + 4 <= a->bytes.size; i += 4) {
+      const uint8_t *b = a->bytes.data + i;
+      uint32_t v = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+      const char *name = aspect_name(v);
+      strlist_push(&out->aspects, name ? xstrdup(name) : format("%u", (unsigned)v));
+    }
+  }
+}
+
+static void image_facts_free(ImageFacts *f) {
+  strlist_free(&f->kernels);
+  strlist_free(&f->exports);
+  strlist_free(&f->imports);
+  strlist_free(&f->aspects);
+  propsets_free(&f->properties);
 }
 
 //
 // Text
 //
 
-// Values are printed on one line: newlines and other control bytes are escaped.
-static void print_text_value(const char *s, size_t len) {
-  for (size_t i = 0; i < len; i++) {
+// Everything printed is one line of valid UTF-8: a line break is \n, a backslash \\, other
+// control bytes and each byte that begins no valid UTF-8 sequence \xNN (so a terminal shows
+// what is there, and a name cannot forge a line of its own).
+static void print_text_value(const char *text, size_t len) {
+  const unsigned char *s = (const unsigned char *)text;
+  for (size_t i = 0; i < len;) {
     unsigned char c = s[i];
+    size_t n = utf8_sequence_length(s + i, len - i);
     if (c == '\n')
       fputs("\\n", stdout);
     else if (c == '\\')
       fputs("\\\\", stdout);
-    else if (c < 0x20 || c == 0x7f)
+    else if (c < 0x20 || c == 0x7f || !n)
       printf("\\x%02x", c);
     else
-      putchar(c);
+      fwrite(s + i, 1, n, stdout);
+    i += n ? n : 1;
   }
+}
+
+static void print_text(const char *s) {
+  print_text_value(s, strlen(s));
 }
 
 static void print_text_field(const char *label, const char *value) {
   printf("  %s:", label);
   if (value && *value) {
     putchar(' ');
-    print_text_value(value, strlen(value));
+    print_text(value);
   }
   putchar('\n');
 }
 
-static void print_image_text(const InputImage *image, const StringList *symbols) {
-  printf("%s: %s\n", image->origin, image_kind_name(image->image_kind));
+// "  LABEL: shared_helper(int) (_Z13shared_helperi)", one line per name.
+static void print_names(const char *label, const StringList *names, bool kernels) {
+  for (size_t i = 0; i < names->count; i++) {
+    const char *name = names->items[i];
+    char *shown = kernels ? kernel_source_name(name) : symbol_for_message(name);
+    printf("  %s: ", label);
+    print_text(shown);
+    if (kernels && strcmp(shown, name)) {
+      fputs(" (", stdout);
+      print_text(name);
+      putchar(')');
+    }
+    putchar('\n');
+    free(shown);
+  }
+}
+
+static void print_image_text(const InputImage *image, const ImageFacts *facts) {
+  print_text(image->origin);
+  printf(": %s\n", image_kind_name(image->image_kind));
   print_text_field("triple", image->triple);
   const char *file_triple = image_key(image, "triple");
   if (file_triple && strcmp(file_triple, image->triple)) {
     // Canonicalized for the link (spir64* -> spirv64); say what the file had.
-    printf("  file triple: ");
-    print_text_value(file_triple, strlen(file_triple));
-    putchar('\n');
+    print_text_field("file triple", file_triple);
   }
   print_text_field("arch", image->arch);
   printf("  size: %zu\n", image->size);
+  print_names("kernel", &facts->kernels, true);
+  print_names("export", &facts->exports, false);
+  print_names("import", &facts->imports, false);
+  if (facts->has_aspects) {
+    char *list = strlist_join(&facts->aspects, ", ");
+    print_text_field("aspects", *list ? list : "none");
+    free(list);
+  }
   printf("  symbols:");
-  for (size_t i = 0; i < symbols->count; i++) {
+  for (size_t i = 0; i < facts->kernels.count; i++) {
     putchar(' ');
-    print_text_value(symbols->items[i], strlen(symbols->items[i]));
+    print_text(facts->kernels.items[i]);
   }
   putchar('\n');
   const char *properties = image_key(image, "properties");
@@ -142,209 +243,279 @@ static void print_image_text(const InputImage *image, const StringList *symbols)
   size_t count;
   const OffloadString **keys = other_keys(image, &count);
   for (size_t i = 0; i < count; i++) {
-    printf("  key %s: ", keys[i]->key);
-    print_text_value(keys[i]->value, strlen(keys[i]->value));
+    fputs("  key ", stdout);
+    print_text(keys[i]->key);
+    fputs(": ", stdout);
+    print_text(keys[i]->value);
     putchar('\n');
   }
   free(keys);
 }
 
 //
-// JSON
+// JSON (jansson; every string valid UTF-8, see base/json.c)
 //
 
-// The length of the valid UTF-8 sequence at s, or 0 if it is not one.
-static size_t utf8_sequence_length(const unsigned char *s, size_t left) {
-  size_t len = s[0] >= 0xF0 && s[0] <= 0xF4   ? 4
-               : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-               : s[0] >= 0xC2 && s[0] <= 0xDF ? 2
-                                              : 0;
-  if (!len || len > left) return 0;
-  for (size_t i = 1; i < len; i++)
-    if ((s[i] & 0xC0) != 0x80) return 0;
-  // No overlong forms, no UTF-16 surrogates, nothing past U+10FFFF.
-  if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F) ||
-      (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F))
-    return 0;
-  return len;
+// The "properties" key already holds a JSON object: it is shown as that object when it is
+// one; anything else is shown as a string.
+static json_t *properties_json(const char *properties) {
+  if (!properties) return json_new_object();
+  json_t *v = json_loads(properties, 0, NULL);
+  if (json_is_object(v)) return v;
+  json_decref(v);
+  return json_text(properties);
 }
 
-// A JSON string; bytes that are not valid UTF-8 are written as the code points of their value.
-static void print_json_string(const char *text, size_t len) {
-  const unsigned char *s = (const unsigned char *)text;
-  putchar('"');
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = s[i];
-    const char *escape = c == '"'    ? "\\\""
-                         : c == '\\' ? "\\\\"
-                         : c == '\n' ? "\\n"
-                         : c == '\r' ? "\\r"
-                         : c == '\t' ? "\\t"
-                                     : NULL;
-    if (escape) {
-      fputs(escape, stdout);
-      continue;
-    }
-    if (c < 0x20 || c == 0x7f) {
-      printf("\\u%04x", c);
-    } else if (c < 0x80) {
-      putchar(c);
-    } else {
-      size_t n = utf8_sequence_length(s + i, len - i);
-      if (!n) {
-        printf("\\u%04x", c);
-        continue;
-      }
-      fwrite(s + i, 1, n, stdout);
-      i += n - 1;
-    }
+// [{"symbol": MANGLED, "name": as people wrote it}, ...]
+static json_t *names_json(const StringList *names, bool kernels) {
+  json_t *array = json_new_array();
+  for (size_t i = 0; i < names->count; i++) {
+    json_t *o = json_new_object();
+    char *name = kernels ? kernel_source_name(names->items[i]) : bridge_demangle(names->items[i]);
+    json_put(o, "symbol", json_text(names->items[i]));
+    json_put(o, "name", json_text(name ? name : names->items[i]));
+    free(name);
+    json_push(array, o);
   }
-  putchar('"');
+  return array;
 }
 
-static void print_json_cstring(const char *s) {
-  print_json_string(s, strlen(s));
+static json_t *strings_json(const StringList *l) {
+  json_t *array = json_new_array();
+  for (size_t i = 0; i < l->count; i++)
+    json_push(array, json_text(l->items[i]));
+  return array;
 }
 
-// The "properties" key already holds a JSON object; anything else is shown as a string.
-static void print_json_properties(const char *properties) {
-  if (!properties) {
-    fputs("{}", stdout);
-    return;
-  }
-  const char *begin = properties + strspn(properties, " \t\r\n");
-  size_t len = strlen(begin);
-  while (len && strchr(" \t\r\n", begin[len - 1]))
-    len--;
-  if (len >= 2 && begin[0] == '{' && begin[len - 1] == '}')
-    fwrite(begin, 1, len, stdout);
-  else
-    print_json_cstring(properties);
-}
-
-static void print_image_json(const InputImage *image, const StringList *symbols) {
-  fputs("{\"file\":", stdout);
-  print_json_cstring(image->origin);
-  fputs(",\"kind\":", stdout);
-  print_json_cstring(image_kind_name(image->image_kind));
-  fputs(",\"triple\":", stdout);
-  print_json_cstring(image->triple);
-  fputs(",\"arch\":", stdout);
-  print_json_cstring(image->arch);
-  printf(",\"size\":%zu,\"symbols\":[", image->size);
-  for (size_t i = 0; i < symbols->count; i++) {
-    if (i) putchar(',');
-    print_json_cstring(symbols->items[i]);
-  }
-  fputs("],\"keys\":{", stdout);
+static json_t *image_json(const InputImage *image, const ImageFacts *facts) {
+  json_t *o = json_new_object();
+  json_put(o, "file", json_text(image->origin));
+  json_put(o, "kind", json_text(image_kind_name(image->image_kind)));
+  json_put(o, "triple", json_text(image->triple));
+  json_put(o, "arch", json_text(image->arch));
+  json_put(o, "size", json_uint(image->size));
+  json_put(o, "symbols", strings_json(&facts->kernels));
+  json_t *keys_object = json_new_object();
   size_t count;
   const OffloadString **keys = other_keys(image, &count);
-  for (size_t i = 0; i < count; i++) {
-    if (i) putchar(',');
-    print_json_cstring(keys[i]->key);
-    putchar(':');
-    print_json_cstring(keys[i]->value);
-  }
+  for (size_t i = 0; i < count; i++)
+    json_put(keys_object, keys[i]->key, json_text(keys[i]->value));
   free(keys);
-  fputs("},\"properties\":", stdout);
-  print_json_properties(image_key(image, "properties"));
-  putchar('}');
+  json_put(o, "keys", keys_object);
+  json_put(o, "properties", properties_json(image_key(image, "properties")));
+  json_put(o, "kernels", names_json(&facts->kernels, true));
+  json_put(o, "exports", names_json(&facts->exports, false));
+  json_put(o, "imports", names_json(&facts->imports, false));
+  json_put(o, "aspects", facts->has_aspects ? strings_json(&facts->aspects) : json_null());
+  return o;
+}
+
+static void print_json(json_t *document) {
+  char *text = json_dump_text(document);
+  fputs(text, stdout);
+  putchar('\n');
+  free(text);
+  json_decref(document);
 }
 
 // FIRST_IMAGE[f] is the first image of file f (FILES of them; the last one's end is
 // inputs->count). A file without any is said to have none in the text form; JSON lists images.
-static void print_images(const InputSet *inputs, const StringList *symbols, const StringList *files,
+static void print_images(const InputSet *inputs, const ImageFacts *facts, const StringList *files,
                          const size_t *first_image, bool json) {
   if (json) {
-    fputs("{\"images\":[", stdout);
-    for (size_t i = 0; i < inputs->count; i++) {
-      if (i) putchar(',');
-      print_image_json(&inputs->items[i], &symbols[i]);
-    }
-    fputs("]}\n", stdout);
+    json_t *images = json_new_array();
+    for (size_t i = 0; i < inputs->count; i++)
+      json_push(images, image_json(&inputs->items[i], &facts[i]));
+    json_t *document = json_new_object();
+    json_put(document, "images", images);
+    print_json(document);
     return;
   }
   for (size_t f = 0; f < files->count; f++) {
     size_t end = f + 1 < files->count ? first_image[f + 1] : inputs->count;
-    if (first_image[f] == end) printf("%s: no device images\n", files->items[f]);
+    if (first_image[f] == end) {
+      print_text(files->items[f]);
+      fputs(": no device images\n", stdout);
+    }
     for (size_t i = first_image[f]; i < end; i++)
-      print_image_text(&inputs->items[i], &symbols[i]);
+      print_image_text(&inputs->items[i], &facts[i]);
   }
 }
 
-// An image's property sets, decoded from its "properties" key (empty if it has none).
-static void image_properties(const InputImage *image, PropertySets *out) {
-  const char *json = image_key(image, "properties");
-  char *why;
-  if (json && propsets_from_json(json, out, &why))
-    fatal(image->origin, "invalid properties: %s", why);
-  if (!json) *out = (PropertySets){0};
-}
-
-static void print_prop_text(const InputSet *inputs) {
+static void print_prop_text(const InputSet *inputs, ImageFacts *facts) {
   for (size_t i = 0; i < inputs->count; i++) {
-    PropertySets p;
-    image_properties(&inputs->items[i], &p);
-    propsets_order_as_intel(&p);
+    PropertySets *p = &facts[i].properties;
+    propsets_order_as_intel(p);
     char *why;
-    char *text = propsets_to_prop(&p, &why);
+    char *text = propsets_to_prop(p, &why);
     if (!text) fatal(inputs->items[i].origin, "%s", why);
-    if (inputs->count > 1) printf("# %s\n", inputs->items[i].origin);
+    if (inputs->count > 1) {
+      fputs("# ", stdout);
+      print_text(inputs->items[i].origin);
+      putchar('\n');
+    }
     fputs(text, stdout);
     free(text);
-    propsets_free(&p);
   }
+}
+
+// The first colon-colon-separated component after the last "::" outside template arguments:
+// "ns::Scale" -> "Scale"; NULL when there is none.
+static const char *unqualified(const char *name) {
+  const char *last = NULL;
+  int depth = 0;
+  for (const char *p = name; *p; p++) {
+    if (*p == '<' || *p == '(') depth++;
+    else if ((*p == '>' || *p == ')') && depth) depth--;
+    else if (!depth && p[0] == ':' && p[1] == ':') last = p + 2;
+  }
+  return last;
+}
+
+// KERNEL as the user wrote it: mangled (_ZTS5Scale), demangled in full ("typeinfo name for
+// Scale"), the kernel's name in the source ("ns::Scale"), or that name unqualified ("Scale").
+// The mangled name of the one kernel it names; fatal when it names several; KERNEL itself
+// when it names none (the resolver then says no image defines it). Malloc'd.
+static char *mangled_kernel(const ImageFacts *facts, size_t count, const char *kernel) {
+  StringList matches = {0};
+  for (size_t i = 0; i < count; i++)
+    if (strlist_contains(&facts[i].kernels, kernel)) return xstrdup(kernel);
+  for (size_t i = 0; i < count; i++)
+    for (size_t k = 0; k < facts[i].kernels.count; k++) {
+      const char *mangled = facts[i].kernels.items[k];
+      char *full = bridge_demangle(mangled), *source = kernel_source_name(mangled);
+      const char *short_name = unqualified(source);
+      if (((full && !strcmp(full, kernel)) || !strcmp(source, kernel) ||
+           (short_name && !strcmp(short_name, kernel))) &&
+          !strlist_contains(&matches, mangled))
+        strlist_push(&matches, xstrdup(mangled));
+      free(full);
+      free(source);
+    }
+  if (matches.count > 1) {
+    Buffer list = {0};
+    for (size_t i = 0; i < matches.count; i++) {
+      char *source = kernel_source_name(matches.items[i]);
+      char *item = format("%s%s (%s)", i ? ", " : "", source, matches.items[i]);
+      buffer_append(&list, item, strlen(item));
+      free(item);
+      free(source);
+    }
+    buffer_append(&list, "", 1);
+    fatal(NULL, "inspect: --resolve=%s names %zu kernels: %s; give one of the mangled names",
+          kernel, matches.count, (char *)list.data);
+  }
+  char *found = matches.count ? matches.items[0] : xstrdup(kernel);
+  free(matches.items);
+  return found;
 }
 
 // Every image of the inputs is a candidate, in the order the files were given.
-static void print_resolution(const InputSet *inputs, StringList *symbols, const char *kernel,
-                             const char *aspects, bool json) {
+static void print_resolution(const InputSet *inputs, const ImageFacts *facts,
+                             const char *user_kernel, const char *aspects, bool json) {
+  char *kernel = mangled_kernel(facts, inputs->count, user_kernel);
   ResolverImage *images = xcalloc(inputs->count + 1, sizeof *images);
-  PropertySets *props = xcalloc(inputs->count + 1, sizeof *props);
   for (size_t i = 0; i < inputs->count; i++) {
     const InputImage *image = &inputs->items[i];
-    image_properties(image, &props[i]);
     images[i] = (ResolverImage){.name = image->origin,
                                 .image_kind = image->image_kind,
-                                .symbols = &symbols[i],
-                                .properties = &props[i]};
+                                .symbols = &facts[i].kernels,
+                                .properties = &facts[i].properties};
   }
   StringList device_aspects = {0};
-  for (const char *p = aspects; p && *p;) {
-    size_t len = strcspn(p, ",");
-    if (len) strlist_push(&device_aspects, xstrndup(p, len));
-    p += len + (p[len] == ',');
-  }
+  strlist_split_commas(&device_aspects, aspects ? aspects : "");
   size_t *chosen, num_chosen;
   char *key, *why;
   if (resolve_kernel_images(images, inputs->count, kernel, &device_aspects, &chosen, &num_chosen,
                             &key, &why))
     fatal(NULL, "%s", why);
   if (json) {
-    fputs("{\"kernel\":", stdout);
-    print_json_cstring(kernel);
-    fputs(",\"images\":[", stdout);
+    json_t *document = json_new_object(), *list = json_new_array();
+    json_put(document, "kernel", json_text(kernel));
     for (size_t i = 0; i < num_chosen; i++) {
-      fputs(i ? ",{\"file\":" : "{\"file\":", stdout);
-      print_json_cstring(images[chosen[i]].name);
-      putchar('}');
+      json_t *file = json_new_object();
+      json_put(file, "file", json_text(images[chosen[i]].name));
+      json_push(list, file);
     }
-    fputs("],\"cache_key\":", stdout);
-    print_json_cstring(key);
-    fputs("}\n", stdout);
+    json_put(document, "images", list);
+    json_put(document, "cache_key", json_text(key));
+    print_json(document);
   } else {
-    printf("kernel: %s\n", kernel);
+    print_text_field("kernel", kernel);
     for (size_t i = 0; i < num_chosen; i++)
-      printf("image: %s\n", images[chosen[i]].name);
+      print_text_field("image", images[chosen[i]].name);
     printf("cache key: %s\n", key);
   }
   free(chosen);
   free(key);
-  for (size_t i = 0; i < inputs->count; i++)
-    propsets_free(&props[i]);
-  free(props);
   free(images);
+  free(kernel);
   strlist_free(&device_aspects);
+}
+
+//
+// Linked programs
+//
+
+static void push_image(InputSet *set, InputImage image) {
+  if (set->count == set->cap) {
+    set->cap = set->cap ? set->cap * 2 : 16;
+    set->items = xrealloc(set->items, set->cap * sizeof *set->items);
+  }
+  set->items[set->count++] = image;
+}
+
+static void add_key(InputImage *image, const char *key, char *value) {
+  image->keys = xrealloc(image->keys, (image->num_keys + 1) * sizeof *image->keys);
+  image->keys[image->num_keys++] = (OffloadString){xstrdup(key), value};
+}
+
+// The kind of a decompressed image, from its first bytes.
+static uint16_t sniffed_kind(const uint8_t *data, size_t size) {
+  if (size >= 4 && data[0] == 0x03 && data[1] == 0x02 && data[2] == 0x23 && data[3] == 0x07)
+    return IMG_SPIRV;
+  if (size >= 4 && !memcmp(data, "BC\xC0\xDE", 4)) return IMG_BITCODE;
+  return IMG_NONE;
+}
+
+// The images a linked executable or shared library registers, as inspect's images: their
+// entries as the "symbols" key, their property sets as the "properties" key (upstream JSON),
+// the wrapper's target and options as keys. DATA stays alive until inspect ends.
+static void read_linked_program(InputSet *set, const char *path, const Buffer *data) {
+  LinkedImage *images;
+  size_t count;
+  char *why;
+  reading_input_begin(path, "linked program");
+  if (linked_images(data->data, data->size, &images, &count, &why)) fatal(path, "%s", why);
+  reading_input_end();
+  for (size_t i = 0; i < count; i++) {
+    LinkedImage *li = &images[i];
+    bool compressed = li->decompressed.data != NULL;
+    InputImage image = {
+        .origin = count > 1 ? format("%s[%zu]", path, i) : xstrdup(path),
+        .offload_kind = li->offload_kind,
+        // clang's wrapper registers clang-sycl-linker's images with format 0 (none):
+        // the bytes say what they are.
+        .image_kind = compressed        ? sniffed_kind(li->decompressed.data, li->decompressed.size)
+                      : li->format == IMG_NONE ? sniffed_kind(li->image, li->image_size)
+                                               : li->format,
+        .triple = xstrdup(canonical_triple(li->target)),
+        .arch = xstrdup(""),
+        .keys_copied = true,
+        // A decompressed image is kept by the LinkedImage, which is freed below: it is
+        // shown by size only.
+        .data = compressed ? NULL : li->image,
+        .size = compressed ? li->decompressed.size : li->image_size,
+    };
+    add_key(&image, "triple", xstrdup(li->target));
+    add_key(&image, "symbols", strlist_join(&li->entries, "\n"));
+    if (li->properties.count) add_key(&image, "properties", propsets_to_json(&li->properties));
+    if (*li->compile_options) add_key(&image, "compile-options", xstrdup(li->compile_options));
+    if (*li->link_options) add_key(&image, "link-options", xstrdup(li->link_options));
+    if (compressed) add_key(&image, "compressed-size", format("%zu", li->image_size));
+    push_image(set, image);
+  }
+  linked_images_free(images, count);
 }
 
 int inspect_main(int argc, char **argv) {
@@ -376,35 +547,48 @@ int inspect_main(int argc, char **argv) {
       strlist_push(&files, argv[i]);
   }
   if (!files.count) fatal(NULL, "inspect: no input files; see 'sycl-thinlto inspect --help'");
-
   // Every file is read before anything is printed, so a bad one leaves no partial output.
+  // A linked executable or shared library is read for the images it registers (both
+  // wrappers'); everything else as a link reads its inputs.
   InputSet inputs = {0};
   size_t *first_image = xcalloc(files.count, sizeof *first_image);
+  Buffer *programs = xcalloc(files.count, sizeof *programs);
   uint64_t bytes = 0;
   for (size_t i = 0; i < files.count; i++)
     bytes += file_size(files.items[i]);
   read_memory_ceiling_begin(bytes); // the whole command reads inputs
   for (size_t i = 0; i < files.count; i++) {
     first_image[i] = inputs.count;
+    int rc = read_file(files.items[i], &programs[i]);
+    if (rc < 0) fatal(files.items[i], "%s", read_error_text(rc));
+    if (is_linked_elf(programs[i].data, programs[i].size)) {
+      read_linked_program(&inputs, files.items[i], &programs[i]);
+      continue;
+    }
+    free(programs[i].data);
+    programs[i] = (Buffer){0};
     read_input_file(&inputs, files.items[i], false);
   }
-  StringList *symbols = xcalloc(inputs.count + 1, sizeof *symbols);
+  ImageFacts *facts = xcalloc(inputs.count + 1, sizeof *facts);
   for (size_t i = 0; i < inputs.count; i++)
-    image_symbols(&inputs.items[i], &symbols[i]);
+    image_facts(&inputs.items[i], &facts[i], resolve || prop);
 
   if (resolve) {
-    print_resolution(&inputs, symbols, resolve, aspects, json);
+    print_resolution(&inputs, facts, resolve, aspects, json);
   } else if (prop) {
-    print_prop_text(&inputs);
+    print_prop_text(&inputs, facts);
   } else {
-    print_images(&inputs, symbols, &files, first_image, json);
+    print_images(&inputs, facts, &files, first_image, json);
   }
   if (fflush(stdout) || ferror(stdout)) fatal(NULL, "inspect: cannot write the output");
   for (size_t i = 0; i < inputs.count; i++)
-    strlist_free(&symbols[i]);
-  free(symbols);
+    image_facts_free(&facts[i]);
+  free(facts);
   free(first_image);
   input_set_free(&inputs);
+  for (size_t i = 0; i < files.count; i++)
+    free(programs[i].data);
+  free(programs);
   free(files.items); // the names are argv's
   return 0;
 }

@@ -57,7 +57,8 @@ static const char link_usage[] =
     "                                    cores; sycl-thinlto-slurm, a Slurm cluster's)\n"
     "  --distributor-arg=<arg>           an argument for the distributor (repeatable)\n"
     "  --remote-compiler=<path>          the sycl-thinlto the jobs run (default: this one)\n"
-    "  --stats                           print images, modules, imports, completion, cache\n"
+    "  --stats[=json]                    print images, modules, imports, completion, cache\n"
+    "                                    and wall time on stderr (=json: as one JSON line)\n"
     "  --no-demangle                     name symbols in messages as mangled (--demangle:\n"
     "                                    as written, then mangled; the default)\n"
     "  --reproduce=<file.tar>            archive the inputs, device libraries and the command\n"
@@ -83,7 +84,7 @@ typedef struct {
   const char *time_trace; // --time-trace=FILE, --time-trace-file=FILE
   bool time_trace_flag;   // --time-trace: to OUTPUT.time-trace unless a file is named
   int time_trace_granularity; // microseconds
-  bool stats;
+  bool stats, stats_json; // --stats, --stats=json
   bool no_progress;
   const char *cache_dir;
   const char *cache_policy;
@@ -213,6 +214,11 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->no_progress = is_flag(a, "no-progress");
     } else if (is_flag(a, "stats")) {
       o->stats = true;
+    } else if ((v = joined_value(a, "stats"))) {
+      if (strcmp(v, "json") && strcmp(v, "text"))
+        fatal(NULL, "--stats=%s: expected --stats, --stats=text or --stats=json", v);
+      o->stats = true;
+      o->stats_json = !strcmp(v, "json");
     } else if ((v = option_value(argc, argv, &i, a, "cache-dir")) ||
                (v = joined_value(a, "thinlto-cache-dir"))) {
       o->cache_dir = v;
@@ -340,11 +346,33 @@ static double peak_rss_mb(void) {
 // Imports are the functions ThinLTO imported that stayed out of line: -avail-extern-to-local
 // turns each into an internal NAME.__uniq.ID copy, which the hooks count; an import inlined
 // everywhere leaves no copy, so this is a lower bound (0 under full LTO, which imports nothing).
+// --stats=json: the same as one line of JSON (jansson) on stderr, "cache" null when it is off,
+// the wall time in milliseconds.
 static void print_stats(const ImageResult *results, size_t images, size_t modules,
-                        const Cache *cache, double wall) {
+                        const Cache *cache, double wall, bool json) {
   size_t hits = 0;
   for (size_t i = 0; i < images; i++)
     hits += results[i].from_cache;
+  if (json) {
+    json_t *o = json_new_object();
+    json_put(o, "images", json_uint(images));
+    json_put(o, "modules", json_uint(modules));
+    json_put(o, "imports", json_uint(stats_get(STAT_IMPORTS)));
+    json_put(o, "completion_links", json_uint(stats_get(STAT_COMPLETION_LINKS)));
+    json_t *c = json_null();
+    if (cache) {
+      c = json_new_object();
+      json_put(c, "hits", json_uint(hits));
+      json_put(c, "misses", json_uint(images - hits));
+    }
+    json_put(o, "cache", c);
+    json_put(o, "wall_ms", json_uint((uint64_t)(wall * 1000 + 0.5)));
+    char *text = json_dump_text(o);
+    fprintf(stderr, "%s\n", text);
+    free(text);
+    json_decref(o);
+    return;
+  }
   fprintf(stderr, "images: %zu\nmodules: %zu\nimports: %zu\ncompletion links: %zu\n", images,
           modules, stats_get(STAT_IMPORTS), stats_get(STAT_COMPLETION_LINKS));
   if (cache)
@@ -601,7 +629,8 @@ static int run_link(LinkOptions *o) {
   getrusage(RUSAGE_CHILDREN, &workers); // the largest of them, not a sum
   note("linked %zu image(s) from %zu module(s) in %.3f s; peak %.1f MB, %.1f MB in a worker",
        emitted, input_modules, now_seconds() - start, peak_rss_mb(), workers.ru_maxrss / 1024.0);
-  if (o->stats) print_stats(results, emitted, input_modules, cachep, now_seconds() - start);
+  if (o->stats)
+    print_stats(results, emitted, input_modules, cachep, now_seconds() - start, o->stats_json);
   if (o->time_trace) {
     trace_span(o->full_lto ? "link (full LTO)" : "link (ThinLTO)", o->output, start, now_seconds(),
                0);

@@ -67,7 +67,9 @@ def mutate(data, rng):
 
 
 def limits():
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    # A sanitizer build reserves terabytes of shadow address space: no address-space limit there.
+    if not os.environ.get("ASAN_OPTIONS") and not os.environ.get("TSAN_OPTIONS"):
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 

@@ -10,7 +10,7 @@ tool=$build/bin/sycl-thinlto llvm=/usr/lib/llvm-22/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-for t in offload_binary elf_section archive input propset_json propset_prop cache_entry; do
+for t in offload_binary elf_section archive input propset_json propset_prop cache_entry linked; do
   mkdir -p "$here/corpus/$t"
   find "$here/corpus/$t" -type f ! -name 'crash-*' ! -name 'leak-*' ! -name 'timeout-*' \
     ! -name 'regress-*' -delete
@@ -71,7 +71,17 @@ for kind in image symbols definitions split facts prepared thinlto; do
   { printf '%s %s\n' $kind $key; cat $f; } > $kind.entry
   seed cache_entry $kind.entry $kind.entry
 done
-for t in offload_binary elf_section archive input propset_json propset_prop cache_entry; do
+# Linked programs: the wrapper object of a link, in a position-independent executable and in
+# a shared library (registration functions stubbed: the program never runs).
+$tool wrap --compress vf.bin -o wrapper.o
+printf 'int main(void) { return 0; }\nvoid __sycl_register_lib(void *d) { (void)d; }\nvoid __sycl_unregister_lib(void *d) { (void)d; }\n' \
+  | $llvm/clang -x c - -c -fPIC -o host.o
+$llvm/clang -pie host.o wrapper.o -o program
+$llvm/clang -shared wrapper.o -o program.so
+seed linked program program
+seed linked program.so program.so
+
+for t in offload_binary elf_section archive input propset_json propset_prop cache_entry linked; do
   printf '%-15s %3d seeds, %6d bytes\n' $t $(ls "$here/corpus/$t" | wc -l) \
     $(cat "$here/corpus/$t"/* | wc -c)
 done
