@@ -89,8 +89,9 @@ static int compare_relatives(const void *a, const void *b) {
 // (load address 0), else the bytes there. *ok false when ADDR is not in the file.
 static uint64_t pointer_at(const Elf *e, uint64_t addr, bool *ok) {
   Relative key = {addr, 0};
-  const Relative *r =
-      bsearch(&key, e->relatives, e->num_relatives, sizeof key, compare_relatives);
+  const Relative *r = e->num_relatives ? bsearch(&key, e->relatives, e->num_relatives,
+                                                 sizeof key, compare_relatives)
+                                        : NULL;
   if (r) return r->addend;
   const uint8_t *p = at(e, addr, 8);
   if (!p) {
