@@ -132,9 +132,13 @@ void remove_failure_paths(void) {
       unlink(node->path);
       continue;
     }
-    // A directory we made goes with the files in it (one level: ours are flat).
-    remove_files_in(node->path, "");
-    rmdir(node->path);
+    // A directory we made goes with the files in it (one level: ours are flat). libLTO's
+    // threads may still write into it: emptied again until it goes, for a while.
+    for (int round = 0; round < 50; round++) {
+      remove_files_in(node->path, "");
+      if (rmdir(node->path) == 0 || errno != ENOTEMPTY) break;
+      nanosleep(&(struct timespec){0, 2 * 1000 * 1000}, NULL);
+    }
   }
   pthread_mutex_unlock(&paths_lock);
 }
@@ -149,7 +153,13 @@ static void remove_path_now(const CleanupPath *node) {
     return;
   }
   static _Alignas(8) char entries[4096]; // one handler runs at a time
-  for (int pass = 0; pass < 2; pass++) { // entries removed while listed may hide others
+  // Entries removed while listed may hide others, and threads of this process still running
+  // (libLTO's backends) may add files: emptied until it goes, for up to a tenth of a second.
+  for (int pass = 0; pass < 50; pass++) {
+    if (pass >= 2) {
+      if (rmdir(path) == 0 || errno != ENOTEMPTY) return;
+      nanosleep(&(struct timespec){0, 2 * 1000 * 1000}, NULL);
+    }
     int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) break;
     long n;
