@@ -24,8 +24,10 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing; \
 	fi
 
+# RelWithDebInfo unless the build folder was configured with another type (CMakeLists.txt):
+# `make install BUILD=build` installs the build that is there, without rebuilding it all.
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B $(BUILD) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 # Installs sycl-thinlto under $(PREFIX): bin/, libexec/sycl-thinlto/ (clang's -B directory),

@@ -3,7 +3,7 @@
 # list never falls behind the tool; anything else completes as a file name.
 _sycl_thinlto() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
-  local commands="link split inspect wrap wrapper register-host post-link"
+  local commands="link split inspect wrap wrapper register-host post-link distribute-local backend"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return

@@ -78,11 +78,14 @@ typedef struct {
   const StringList *symbols;      // kernels it defines
   const PropertySets *properties; // exported/imported symbols, virtual functions, ...
 } ResolverImage;
+// How a message names a symbol (KERNEL: the kernel resolved); malloc'd. NULL: as it is.
+typedef char *ResolverNaming(const char *symbol, bool kernel);
 // Fills *chosen with indices into IMAGES in a deterministic order and *cache_key with a
-// stable key for that set. 0, or -1 with *errmsg naming every unresolved symbol.
+// stable key for that set. 0, or -1 with *errmsg naming every unresolved symbol, each as
+// NAMING gives it.
 int resolve_kernel_images(const ResolverImage *images, size_t count, const char *kernel,
-                          const StringList *device_aspects, size_t **chosen, size_t *num_chosen,
-                          char **cache_key, char **errmsg);
+                          const StringList *device_aspects, ResolverNaming *naming,
+                          size_t **chosen, size_t *num_chosen, char **cache_key, char **errmsg);
 // SYCL aspect numbers: "fp64" -> 6, ...; a decimal number stands for itself. 0, or -1.
 int aspect_value(const char *name, uint32_t *value);
 const char *aspect_name(uint32_t value); // NULL when unnamed

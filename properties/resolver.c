@@ -186,7 +186,12 @@ typedef struct {
   size_t *order, num_taken;
   Buffer unresolved; // "a, b, c"
   Buffer problems;   // other failures, one per line
+  ResolverNaming *naming;
 } Collection;
+
+static char *shown_name(const Collection *c, const char *symbol, bool kernel) {
+  return c->naming ? c->naming(symbol, kernel) : xstrdup(symbol);
+}
 
 static void take(Collection *c, size_t i) {
   if (c->taken[i]) return;
@@ -217,9 +222,11 @@ static void follow_imports(Collection *c, size_t from) {
         resolved = true;
       }
     if (!resolved) {
-      char *item = format("%s (imported by %s)", symbol, img->name);
+      char *shown = shown_name(c, symbol, false);
+      char *item = format("%s (imported by %s)", shown, img->name);
       append_item(&c->unresolved, ", ", item);
       free(item);
+      free(shown);
     }
   }
 }
@@ -323,8 +330,8 @@ static char *cache_key_of(const Collection *c) {
 }
 
 int resolve_kernel_images(const ResolverImage *images, size_t count, const char *kernel,
-                          const StringList *device_aspects, size_t **chosen, size_t *num_chosen,
-                          char **cache_key, char **errmsg) {
+                          const StringList *device_aspects, ResolverNaming *naming,
+                          size_t **chosen, size_t *num_chosen, char **cache_key, char **errmsg) {
   *chosen = NULL;
   *num_chosen = 0;
   *cache_key = NULL;
@@ -348,7 +355,7 @@ int resolve_kernel_images(const ResolverImage *images, size_t count, const char 
     return -1;
   }
 
-  Collection c = {.images = images, .count = count};
+  Collection c = {.images = images, .count = count, .naming = naming};
   c.taken = xcalloc(count, sizeof *c.taken);
   c.order = xcalloc(count, sizeof *c.order);
   take(&c, start);
@@ -362,21 +369,23 @@ int resolve_kernel_images(const ResolverImage *images, size_t count, const char 
 
   if (c.unresolved.size || c.problems.size) {
     Buffer msg = {0};
+    char *shown_kernel = shown_name(&c, kernel, true);
     if (c.unresolved.size) {
       buffer_append(&c.unresolved, "", 1);
-      char *line = format("kernel '%s': unresolved imported symbol(s): %s", kernel,
+      char *line = format("kernel '%s': unresolved imported symbol(s): %s", shown_kernel,
                           (char *)c.unresolved.data);
       append_item(&msg, "\n", line);
       free(line);
     }
     if (c.problems.size) {
       buffer_append(&c.problems, "", 1);
-      char *line = format("kernel '%s': %s", kernel, (char *)c.problems.data);
+      char *line = format("kernel '%s': %s", shown_kernel, (char *)c.problems.data);
       append_item(&msg, "\n", line);
       free(line);
     }
     buffer_append(&msg, "", 1);
     *errmsg = (char *)msg.data;
+    free(shown_kernel);
     free(c.unresolved.data);
     free(c.problems.data);
     free(c.order);

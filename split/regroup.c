@@ -189,16 +189,19 @@ static void check_image_scope(const ProgramFacts *p, const ImageRoots *images, s
         if (n->fact->flags & FACT_IMAGE_SCOPE) {
           const char *name = n->fact->name;
           uintptr_t first = (uintptr_t)strmap_get(&first_image, name);
-          char *user = format("%s (%s)", img->roots.items[r], img->origin);
+          char *kernel = kernels_for_message(img->roots.items[r]);
+          char *user = format("%s (%s)", kernel, img->origin);
+          free(kernel);
           if (!first) {
             strmap_put(&first_image, name, (void *)(uintptr_t)(im + 1));
             strmap_put(&first_user, name, user);
           } else if (first != im + 1) {
-            char *prev = strmap_get(&first_user, name);
+            char *prev = strmap_get(&first_user, name), *global = symbol_for_message(name);
             error(img->origin,
                   "device_global variable '%s' with property \"device_image_scope\" is used in "
                   "more than one device image. Reached from: %s, %s",
-                  name, prev, user);
+                  global, prev, user);
+            free(global);
             free(user);
             strmap_put(&first_image, name, (void *)(uintptr_t)-1); // reported once
           } else {

@@ -356,10 +356,11 @@ static int check_image_scope_global(const Graph *g, const ReverseGraph *r, uint3
     if (node->kind == NODE_FUNCTION && node->group >= 0) {
       if (first_group < 0) first_group = node->group;
       several |= node->group != first_group;
-      char *item = format("%s%s (image %d)", users.size ? ", " : "",
-                          LLVMGetValueName2(node->value, &(size_t){0}), node->group);
+      char *shown = kernels_for_message(LLVMGetValueName2(node->value, &(size_t){0}));
+      char *item = format("%s%s (image %d)", users.size ? ", " : "", shown, node->group);
       buffer_append(&users, item, strlen(item));
       free(item);
+      free(shown);
     }
     for (uint32_t e = r->start[n]; e < r->start[n + 1]; e++)
       if (!seen[r->from[e]]) {
@@ -368,10 +369,13 @@ static int check_image_scope_global(const Graph *g, const ReverseGraph *r, uint3
       }
   }
   buffer_append(&users, "", 1);
-  if (several)
+  if (several) {
+    char *global = symbol_for_message(LLVMGetValueName2(g->nodes[target].value, &(size_t){0}));
     *errmsg = format("device_global variable '%s' with property \"device_image_scope\" is used "
                      "in more than one device image. Reached from: %s",
-                     LLVMGetValueName2(g->nodes[target].value, &(size_t){0}), (char *)users.data);
+                     global, (char *)users.data);
+    free(global);
+  }
   free(users.data);
   free(seen);
   free(queue);

@@ -26,6 +26,8 @@ static const char usage[] =
     "            with --json as {\"kernel\": ..., \"images\": [{\"file\": ...}], \"cache_key\": ...}\n"
     "  --aspects=A,B,... the device's aspects for --resolve: names as the SYCL runtime's\n"
     "            aspect enum has them (fp64, fp16, ...) or their numbers\n"
+    "  --no-demangle  name symbols in --resolve's errors as mangled only (--demangle: as\n"
+    "            written, then mangled; the default)\n"
     "  -v        say on stderr which images are skipped and why\n"
     "  --help    print this help\n";
 
@@ -376,6 +378,17 @@ static const char *unqualified(const char *name) {
 // Scale"), the kernel's name in the source ("ns::Scale"), or that name unqualified ("Scale").
 // The mangled name of the one kernel it names; fatal when it names several; KERNEL itself
 // when it names none (the resolver then says no image defines it). Malloc'd.
+// The resolver's messages name a kernel by its source name and any other symbol demangled,
+// each with its mangled name beside (as the link's messages do).
+static char *resolver_naming(const char *symbol, bool kernel) {
+  if (!kernel || !demangle_names) return symbol_for_message(symbol);
+  char *source = kernel_source_name(symbol);
+  if (!strcmp(source, symbol)) return source;
+  char *both = format("%s (%s)", source, symbol);
+  free(source);
+  return both;
+}
+
 static char *mangled_kernel(const ImageFacts *facts, size_t count, const char *kernel) {
   StringList matches = {0};
   for (size_t i = 0; i < count; i++)
@@ -426,8 +439,8 @@ static void print_resolution(const InputSet *inputs, const ImageFacts *facts,
   strlist_split_commas(&device_aspects, aspects ? aspects : "");
   size_t *chosen, num_chosen;
   char *key, *why;
-  if (resolve_kernel_images(images, inputs->count, kernel, &device_aspects, &chosen, &num_chosen,
-                            &key, &why))
+  if (resolve_kernel_images(images, inputs->count, kernel, &device_aspects, resolver_naming,
+                            &chosen, &num_chosen, &key, &why))
     fatal(NULL, "%s", why);
   if (json) {
     json_t *document = json_new_object(), *list = json_new_array();
@@ -536,6 +549,8 @@ int inspect_main(int argc, char **argv) {
       resolve = arg + 10;
     else if (!strncmp(arg, "--aspects=", 10))
       aspects = arg + 10;
+    else if (!strcmp(arg, "--no-demangle") || !strcmp(arg, "--demangle")) // lld's, as link's
+      demangle_names = !strcmp(arg, "--demangle");
     else if (!strcmp(arg, "-v"))
       verbose = true;
     else if (!strcmp(arg, "--"))

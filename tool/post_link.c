@@ -691,6 +691,8 @@ static void check_post_link_outputs(const PostLink *p) {
 }
 
 int post_link_main(int argc, char **argv) {
+  // intel's messages, word for word, name symbols as intel's tool does: mangled.
+  demangle_names = false;
   PostLink p;
   parse_post_link(argc, argv, &p);
   // sycl-post-link's default output: the input's stem with .files (.out for one module).

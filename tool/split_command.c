@@ -29,6 +29,8 @@ static const char split_usage[] =
     "                                     dropped and none is outlined\n"
     "  -j <n>, --jobs=<n>                 parallel jobs (default: all cores)\n"
     "  --save-temps                       also write each split image as <output>.<n>.bc\n"
+    "  --no-demangle                      name symbols in messages as mangled (--demangle:\n"
+    "                                     as written, then mangled; the default)\n"
     "  -v                                 print what is done\n"
     "  --help\n";
 
@@ -61,6 +63,8 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
         fatal(NULL, "--split: expected kernel, source, auto or none, not '%s'", v);
     } else if (!strcmp(a, "--save-temps")) {
       c->save_temps = true;
+    } else if (!strcmp(a, "--no-demangle") || !strcmp(a, "--demangle")) { // lld's, as link's
+      demangle_names = !strcmp(a, "--demangle");
     } else if (!strcmp(a, "--allow-device-image-dependencies")) {
       c->split.allow_dependencies = true;
     } else if ((v = option_value(argc, argv, &i, a, "aot-aspects"))) {

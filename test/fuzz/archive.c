@@ -1,6 +1,7 @@
 // Fuzz target: the archive reader (formats/archive.c) on any bytes. Every member it returns lies
 // inside them and has a name.
 #include "formats/formats.h"
+#include "inside.h"
 
 #include <stdlib.h>
 
@@ -15,9 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   for (size_t i = 0; i < count; i++) {
     const ArchiveMember *m = &members[i];
-    if (!m->name || m->data < data || m->data > data + size ||
-        m->size > (size_t)(data + size - m->data))
-      abort();
+    if (!m->name || !inside(m->data, m->size, data, size)) abort();
     free(m->name);
   }
   free(members);

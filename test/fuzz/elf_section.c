@@ -1,6 +1,7 @@
 // Fuzz target: the ELF section reader (elf_offloading_sections in formats/input.c, our section
 // table checks then llvm-c's object API) on any bytes. Every section it returns lies inside them.
 #include "formats/formats.h"
+#include "inside.h"
 
 #include <stdlib.h>
 
@@ -21,9 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   for (size_t i = 0; i < count; i++)
-    if (sections[i].data < data || sections[i].data > data + size ||
-        sections[i].size > (size_t)(data + size - sections[i].data))
-      abort();
+    if (!inside(sections[i].data, sections[i].size, data, size)) abort();
   free(sections);
   return 0;
 }

@@ -4,6 +4,7 @@
 // tool would have exited): so each input first runs with the leak checker looking away,
 // and one that is accepted runs again, watched, its images checked and freed.
 #include "formats/formats.h"
+#include "inside.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -181,8 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!accepted || !classify(data, size)) return 0;
   for (size_t i = 0; i < set.count; i++) {
     const InputImage *in = &set.items[i];
-    if (in->data < data || in->data > data + size || in->size > (size_t)(data + size - in->data))
-      abort();
+    if (!inside(in->data, in->size, data, size)) abort();
   }
   input_set_free(&set);
   return 0;

@@ -1,6 +1,7 @@
 // Fuzz target: the reader of the images a linked program registers (linked_images,
 // formats/linked.c) on any bytes. What it finds lies inside them; it never runs away.
 #include "formats/formats.h"
+#include "inside.h"
 
 #include <stdlib.h>
 
@@ -14,9 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   for (size_t i = 0; i < count; i++) {
     const LinkedImage *img = &images[i];
-    if (img->image < data || img->image > data + size ||
-        img->image_size > (size_t)(data + size - img->image))
-      abort();
+    if (!inside(img->image, img->image_size, data, size)) abort();
     char *json = propsets_to_json(&img->properties); // every property set can be written
     free(json);
   }

@@ -1,14 +1,10 @@
 // Fuzz target: the OffloadBinary reader (formats/offload_binary.c) on any bytes. Whatever it
 // accepts must point inside the input, and must survive being written and read back.
 #include "formats/formats.h"
+#include "inside.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static bool inside(const void *p, size_t n, const uint8_t *data, size_t size) {
-  const uint8_t *b = p;
-  return b >= data && b <= data + size && n <= (size_t)(data + size - b);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   OffloadEntry *entries;

@@ -747,8 +747,9 @@ static CachedProgram *program_for_kernel(const char *kernel) {
   }
   size_t *chosen = NULL, num_chosen = 0;
   char *set_key = NULL, *errmsg = NULL;
-  if (resolve_kernel_images(candidates, registry_count, kernel, &aspect_list, &chosen, &num_chosen,
-                            &set_key, &errmsg)) {
+  // Names as the SYCL runtime gives them: mangled (no demangler in the runtime).
+  if (resolve_kernel_images(candidates, registry_count, kernel, &aspect_list, NULL, &chosen,
+                            &num_chosen, &set_key, &errmsg)) {
     runtime_error("%s", errmsg); // it names the kernel and every missing symbol
     free(errmsg);
     goto done;

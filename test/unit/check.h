@@ -12,4 +12,10 @@ static inline void check(bool ok, const char *what) {
   if (!ok) failures++;
 }
 
+// The last line of a test's output and main's exit status: 0 when every check passed.
+static inline int checks_result(void) {
+  printf("%s\n", failures ? "FAILED" : "all passed");
+  return failures != 0;
+}
+
 #endif

@@ -103,6 +103,5 @@ int main(void) {
   check_refused(&thin, "thin archives are not supported", "thin archives are refused");
 
   free(ar.data);
-  printf("%s\n", failures ? "FAILED" : "all passed");
-  return failures != 0;
+  return checks_result();
 }

@@ -158,6 +158,5 @@ int main(void) {
   check_refused(&truncated, expected, "a second blob with a truncated header");
 
   free(out.data);
-  printf("%s\n", failures ? "FAILED" : "all passed");
-  return failures != 0;
+  return checks_result();
 }

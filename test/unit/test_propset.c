@@ -242,6 +242,5 @@ int main(void) {
   test_building();
   test_prop_text();
   test_json();
-  printf("%s\n", failures ? "FAILED" : "all passed");
-  return failures != 0;
+  return checks_result();
 }

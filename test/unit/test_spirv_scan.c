@@ -87,6 +87,5 @@ int main(void) {
   uint32_t no_type[] = {0x07230203, 0x00010000, 0, 5, 0, 4 << 16 | 71, 1, 41, WORD('a', 'b', 0, 0)};
   check_refused(no_type, 9, 36, "no linkage type", "a decoration without its linkage type");
 
-  printf("%s\n", failures ? "FAILED" : "all passed");
-  return failures != 0;
+  return checks_result();
 }

@@ -41,6 +41,17 @@ def processes_naming(words, exclude):
     return found
 
 
+def processes_left(output, tmpdir, exclude):
+    """The processes of a killed link still running five seconds after it ended (none whose
+    command line names OUTPUT or TMPDIR may be left), checked every 50 ms until then."""
+    deadline = time.monotonic() + 5
+    while True:
+        running = processes_naming([os.path.abspath(output), tmpdir], exclude)
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(0.05)
+
+
 def default_signals():
     # A shell runs background jobs with SIGINT ignored, and an ignored signal stays ignored.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -104,12 +115,7 @@ def main():
             if p.returncode != -sig:
                 print("%s: exit status %d, not killed by the signal" % (moment, p.returncode))
                 continue
-            deadline = time.monotonic() + 5
-            while True:
-                running = processes_naming([os.path.abspath(output), tmpdir], exclude)
-                if not running or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
+            running = processes_left(output, tmpdir, exclude)
             left = leftovers(output, tmpdir)
             if running:
                 print("%s: processes left: %s" % (moment, "; ".join(running)))

@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kill import ancestors, leftovers, processes_naming  # noqa: E402
+from kill import ancestors, leftovers, processes_left  # noqa: E402
 
 
 def main():
@@ -45,12 +45,7 @@ def main():
             time.sleep(duration * float(fraction) * scale)
             p.kill()
             p.wait()
-            deadline = time.monotonic() + 5
-            while True:
-                running = processes_naming([os.path.abspath(output), tmpdir], exclude)
-                if not running or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
+            running = processes_left(output, tmpdir, exclude)
             if running:
                 break
             left = [f for f in leftovers(output, tmpdir) if f != os.path.basename(output)]
