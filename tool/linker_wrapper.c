@@ -35,7 +35,17 @@ static const char wrapper_usage[] =
     "  --save-temps                 keep <output>.sycl.bin and <output>.sycl.wrapper.o\n"
     "  --compress                   register images of 512 bytes or more zstd-compressed\n"
     "                               (intel's Format 4); also --offload-compress\n"
-    "  --compression-level=<n>      zstd's level for --compress (default 10)\n";
+    "  --compression-level=<n>      zstd's level for --compress (default 10)\n"
+    "  --print-wrapped-module       print the wrapper object's LLVM IR on stderr\n"
+    "\n"
+    "intel's SYCL options, as DPC++'s driver passes them:\n"
+    "  --triple=<spir64|spirv64>    the device target (AOT triples refused)\n"
+    "  --sycl-post-link-options=<opts>  sycl-post-link's options, for the device link\n"
+    "  --llvm-spirv-options=[sycl:<triple>=]<opts>  the driver's llvm-spirv options\n"
+    "  --sycl-device-libraries=<a,b>, --sycl-device-library-location=<dir>\n"
+    "  --bitcode-library=sycl-<triple>-<arch>=<file>, --sycl-allow-device-image-dependencies\n"
+    "  -sycl-module-split-mode=<mode> (with -no-use-sycl-post-link-tool)\n"
+    "Each other intel SYCL option is taken or refused naming it (README, 'The DPC++ flow').\n";
 
 typedef struct {
   const char *host_triple;
