@@ -89,8 +89,8 @@ static const char *device_argument(const char *value) {
 }
 
 // Options of clang-linker-wrapper 22 that change nothing here.
-static const char *const ignored_options[] = {"print-wall-time",  "opt-level", "offload-opt",
-                                              "cuda-path",        "rocm-path", "embed-bitcode",
+static const char *const ignored_options[] = {"print-wall-time", "opt-level",     "offload-opt",
+                                              "cuda-path",       "rocm-path",     "embed-bitcode",
                                               "relocatable-link", NULL};
 
 // intel's SYCL options that change nothing for a SPIR-V JIT device link made by this tool:
@@ -147,6 +147,7 @@ static char *post_link_option_for_link(const char *opt) {
                                        "emit-param-info",
                                        "split-esimd",
                                        "lower-esimd",
+                                       "lower-esimd-force-stateless-mem",
                                        "reduce-memory-usage",
                                        "O0",
                                        "O1",
@@ -376,9 +377,8 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
     if (!strcmp(mode, "off")) mode = "none";
     SplitMode parsed;
     if (split_mode_parse(mode, &parsed))
-      fatal(NULL,
-            "-sycl-module-split-mode: expected per_kernel, per_source, auto or off, not "
-            "'%s'",
+      fatal(NULL, "-sycl-module-split-mode: expected per_kernel, per_source, auto or off, not "
+                  "'%s'",
             o->module_split_mode);
     strlist_push(&o->device_link_args, format("--split=%s", mode));
   }
@@ -476,7 +476,7 @@ static bool file_has_device_code(const char *path, StringList *device_inputs) {
   Buffer file = {0};
   int rc = read_file(path, &file);
   if (rc == -EFBIG) error(path, "%s", read_error_text(rc)); // the host linker would read it
-  if (rc) return false;                                     // the host linker says why
+  if (rc) return false;                                      // the host linker says why
   bool found = false;
   if (is_archive(file.data, file.size)) {
     ArchiveMember *members;
@@ -817,8 +817,7 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
   char *culprit = rc >= 0 && status && inputs ? failing_input(&output, &shown) : NULL;
   strlist_free(&shown);
   const char *what = culprit ? culprit : argv->items[0];
-  bool told =
-      rc >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1 && failed_on_options(&output);
+  bool told = rc >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1 && failed_on_options(&output);
   free(output.data);
   if (told)
     ; // the step's own message said what is wrong with an option
