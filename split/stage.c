@@ -5,6 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+// What the link refuses in a user module, as intel's sycl-post-link does (tool/post_link.c has
+// the front's checks): ESIMD code (!sycl_explicit_simd), which DPC++'s -split-esimd and
+// -lower-esimd would lower and this tool does not, naming the first ESIMD kernel (else
+// function); a kernel asking for both a register allocation mode and a GRF size (intel's
+// error: the two are one request, made twice).
+static int check_supported(LLVMModuleRef m, char **errmsg) {
+  LLVMValueRef esimd = NULL;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (global_metadata_node(f, "sycl_explicit_simd") &&
+        (!esimd || (is_kernel(f) && !is_kernel(esimd))))
+      esimd = f;
+    if (LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "sycl-register-alloc-mode",
+                                      24) &&
+        LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "sycl-grf-size", 13)) {
+      *errmsg = format("%s: Unsupported use of both register_alloc_mode and grf_size",
+                       LLVMGetValueName2(f, &(size_t){0}));
+      return -1;
+    }
+  }
+  if (esimd) {
+    *errmsg =
+        format("%s '%s' is ESIMD code (!sycl_explicit_simd), which this tool does not "
+               "support",
+               is_kernel(esimd) ? "kernel" : "function", LLVMGetValueName2(esimd, &(size_t){0}));
+    return -1;
+  }
+  return 0;
+}
+
 int split_bitcode(const uint8_t *data, size_t size, const char *name, const SplitOptions *o,
                   SplitResult *out, bool *already_split, char **errmsg) {
   *out = (SplitResult){0};
@@ -14,7 +43,10 @@ int split_bitcode(const uint8_t *data, size_t size, const char *name, const Spli
   reading_input_begin(name, "bitcode");
   int status = module_parse_verified(ctx, data, size, name, &m, errmsg);
   reading_input_end();
-  if (status == 0 && module_is_split(m)) {
+  if (status == 0 && check_supported(m, errmsg)) {
+    status = -1;
+    LLVMDisposeModule(m);
+  } else if (status == 0 && module_is_split(m)) {
     *already_split = true;
     LLVMDisposeModule(m);
   } else if (status == 0) {
@@ -74,7 +106,7 @@ typedef struct {
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v7"); // v7: entries only for verified modules
+  cache_hash_tool(&h, "split v8"); // v8: no entries for ESIMD or GRF-conflict modules
   char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
                          o->canonical_triple);
   cache_hash_string(&h, options);

@@ -35,7 +35,17 @@ static const char wrapper_usage[] =
     "  --save-temps                 keep <output>.sycl.bin and <output>.sycl.wrapper.o\n"
     "  --compress                   register images of 512 bytes or more zstd-compressed\n"
     "                               (intel's Format 4); also --offload-compress\n"
-    "  --compression-level=<n>      zstd's level for --compress (default 10)\n";
+    "  --compression-level=<n>      zstd's level for --compress (default 10)\n"
+    "  --print-wrapped-module       print the wrapper object's LLVM IR on stderr\n"
+    "\n"
+    "intel's SYCL options, as DPC++'s driver passes them:\n"
+    "  --triple=<spir64|spirv64>    the device target (AOT triples refused)\n"
+    "  --sycl-post-link-options=<opts>  sycl-post-link's options, for the device link\n"
+    "  --llvm-spirv-options=[sycl:<triple>=]<opts>  the driver's llvm-spirv options\n"
+    "  --sycl-device-libraries=<a,b>, --sycl-device-library-location=<dir>\n"
+    "  --bitcode-library=sycl-<triple>-<arch>=<file>, --sycl-allow-device-image-dependencies\n"
+    "  -sycl-module-split-mode=<mode> (with -no-use-sycl-post-link-tool)\n"
+    "Each other intel SYCL option is taken or refused naming it (README, 'The DPC++ flow').\n";
 
 typedef struct {
   const char *host_triple;
@@ -137,6 +147,7 @@ static char *post_link_option_for_link(const char *opt) {
                                        "emit-param-info",
                                        "split-esimd",
                                        "lower-esimd",
+                                       "lower-esimd-force-stateless-mem",
                                        "reduce-memory-usage",
                                        "O0",
                                        "O1",
@@ -158,14 +169,19 @@ static char *post_link_option_for_link(const char *opt) {
   return NULL;
 }
 
-static void take_post_link_options(WrapperOptions *o, const char *arg, const char *value) {
-  StringList opts = {0};
+// The words of an option list the driver joined with spaces, as intel splits it.
+static void split_spaces(StringList *out, const char *value) {
   for (const char *p = value; *p;) {
     p += strspn(p, " ");
     size_t len = strcspn(p, " ");
-    if (len) strlist_push(&opts, xstrndup(p, len));
+    if (len) strlist_push(out, xstrndup(p, len));
     p += len;
   }
+}
+
+static void take_post_link_options(WrapperOptions *o, const char *arg, const char *value) {
+  StringList opts = {0};
+  split_spaces(&opts, value);
   for (size_t i = 0; i < opts.count; i++) {
     char *link_arg = post_link_option_for_link(opts.items[i]);
     if (!link_arg)
@@ -179,12 +195,68 @@ static void take_post_link_options(WrapperOptions *o, const char *arg, const cha
   strlist_free(&opts);
 }
 
+// A SPIR-V JIT triple (spir64, spirv64-unknown-unknown, ...), not an AOT one (spir64_gen).
+static bool is_jit_spirv_triple(const char *triple) {
+  if (!is_spirv_triple(triple)) return false;
+  const char *rest = triple + (strncmp(triple, "spirv64", 7) ? 6 : 7);
+  return *rest != '_';
+}
+
+// --llvm-spirv-options=: DPC++'s driver passes its llvm-spirv options on every build (intel's
+// getTripleBasedSPIRVTransOpts: the debug-info format, llvm.genx. intrinsics allowed, the
+// extension list from -all, in older drivers -spirv-max-version=1.4 and
+// -spirv-allow-extra-diexpressions), then the user's -Xspirv-translator options, optionally
+// for one target ("sycl:TRIPLE=OPTS", newer drivers). The device link makes SPIR-V 1.4 with
+// LLVM's SPIR-V backend and its own extension set (spirv/codegen.c), which the driver's list
+// allows: those options are taken; anything else asks llvm-spirv for what the backend does
+// not do and is refused, naming it.
+static void take_translator_options(const char *arg, const char *value) {
+  if (!strncmp(value, "sycl:", 5)) {
+    const char *eq = strchr(value, '=');
+    if (!eq) fatal(NULL, "%s: expected sycl:<triple>=<options>", arg);
+    char *triple = xstrndup(value + 5, (size_t)(eq - value - 5));
+    bool ours = is_jit_spirv_triple(triple);
+    free(triple);
+    if (!ours) return; // another target's: its device link is refused where its images are
+    value = eq + 1;
+  }
+  StringList opts = {0};
+  split_spaces(&opts, value);
+  for (size_t i = 0; i < opts.count; i++) {
+    const char *opt = opts.items[i];
+    const char *name = opt[0] == '-' ? opt + (opt[1] == '-' ? 2 : 1) : NULL;
+    const char *why = NULL;
+    if (!name) {
+      why = "not an option";
+    } else if (!strncmp(name, "spirv-debug-info-version=", 25) ||
+               !strcmp(name, "spirv-allow-extra-diexpressions") ||
+               !strcmp(name, "spirv-allow-unknown-intrinsics") ||
+               !strncmp(name, "spirv-allow-unknown-intrinsics=", 31)) {
+      continue;
+    } else if (!strncmp(name, "spirv-ext=", 10)) {
+      if (!strncmp(name + 10, "-all", 4) && (!name[14] || name[14] == ',')) continue;
+      why = "the SPIR-V backend's extensions are its own; only the DPC++ driver's list "
+            "(-spirv-ext=-all,...) is taken";
+    } else if (!strncmp(name, "spirv-max-version=", 18)) {
+      const char *v = name + 18;
+      char *end;
+      long minor = !strncmp(v, "1.", 2) ? strtol(v + 2, &end, 10) : -1;
+      if (minor >= 4 && end != v + 2 && !*end) continue;
+      why = "the device link writes SPIR-V 1.4";
+    } else {
+      why = "the device link makes SPIR-V with LLVM's SPIR-V backend, not llvm-spirv; of "
+            "llvm-spirv's options it takes only those DPC++'s driver passes on every build";
+    }
+    fatal(NULL, "%s: '%s': %s", arg, opt, why);
+  }
+  strlist_free(&opts);
+}
+
 // intel's SYCL options. True if ARG was one (taken, or refused with fatal()).
 static bool take_sycl_option(WrapperOptions *o, const char *a) {
   const char *v;
   for (size_t i = 0; sycl_refused[i].name; i++)
-    if (sycl_option(a, sycl_refused[i].name))
-      fatal(NULL, "%s: %s", a, sycl_refused[i].why);
+    if (sycl_option(a, sycl_refused[i].name)) fatal(NULL, "%s: %s", a, sycl_refused[i].why);
   for (const char *const *name = sycl_accepted; *name; name++)
     if ((v = sycl_option(a, *name)) && !*v) {
       if (!strcmp(*name, "use-sycl-post-link-tool")) o->use_post_link_tool = true;
@@ -195,10 +267,7 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
   } else if ((v = sycl_option(a, "sycl-post-link-options"))) {
     take_post_link_options(o, a, v);
   } else if ((v = sycl_option(a, "llvm-spirv-options"))) {
-    if (v[strspn(v, " ")])
-      fatal(NULL, "%s: the device link makes SPIR-V with LLVM's SPIR-V backend, not "
-                  "llvm-spirv; its options do not apply",
-            a);
+    take_translator_options(a, v);
   } else if ((v = sycl_option(a, "sycl-device-libraries"))) {
     if (!*v) fatal(NULL, "%s: SYCL device library file list cannot be empty", a);
     strlist_push(&o->device_link_args, format("--device-libs=%s", v));
@@ -267,6 +336,11 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
       // DPC++'s spelling; ThinLTO is what this device link does anyway.
     } else if ((v = wrapper_option(a, "wrapper-jobs"))) {
       o->jobs = parse_jobs("--wrapper-jobs", v);
+    } else if ((v = wrapper_option(a, "triple")) && *v) {
+      // DPC++'s driver names the device target; the images' own triples decide the link.
+      if (!is_jit_spirv_triple(v))
+        fatal(NULL, "%s: only SPIR-V device code for JIT compilation (spir64, spirv64) is linked",
+              a);
     } else if ((v = wrapper_option(a, "device-linker")) && *v) {
       const char *arg = device_argument(v);
       if (arg) strlist_push(&o->device_link_args, xstrdup(arg));

@@ -41,6 +41,9 @@ static const char post_link_usage[] =
     "  -O0, -O1, -O2, -O3, -Os, -Oz         accepted (they steer only ESIMD in sycl-post-link)\n"
     "  -split-esimd, -lower-esimd           accepted for a module without ESIMD code (nothing\n"
     "                                       to do); an error otherwise\n"
+    "  -lower-esimd-force-stateless-mem[=B] accepted (a switch of ESIMD lowering; DPC++'s\n"
+    "                                       driver passes =false with\n"
+    "                                       -fno-sycl-esimd-force-stateless-mem)\n"
     "  --help\n"
     "\n"
     "Options start with - or --. Any other option is an error; ESIMD code is refused (no\n"
@@ -63,7 +66,7 @@ typedef struct {
   bool symbols, properties, assembly, ir_output_only;
   bool only_kernels, emit_exported, emit_imported, allow_dependencies, device_globals;
   bool emit_param_info, emit_program_metadata, emit_kernel_names, default_spec_consts;
-  bool ignored_switch; // -reduce-memory-usage, -f: accepted, nothing to do here
+  bool ignored_switch; // -reduce-memory-usage, -lower-esimd-force-stateless-mem, -f: accepted
   SpecConstMode spec_const;
   bool split_given;         // -split=X (an action, as for sycl-post-link)
   const char *esimd_option; // -split-esimd or -lower-esimd (an action), as spelled
@@ -87,13 +90,14 @@ static bool *switch_named(PostLink *p, const char *name) {
                                       "emit-kernel-names",
                                       "generate-device-image-default-spec-consts",
                                       "reduce-memory-usage",
+                                      "lower-esimd-force-stateless-mem",
                                       "f"};
   bool *flags[] = {&p->symbols,         &p->properties,         &p->assembly,
                    &p->ir_output_only,  &p->only_kernels,       &p->emit_exported,
                    &p->emit_imported,   &p->allow_dependencies, &p->allow_dependencies,
                    &p->device_globals,  &p->emit_param_info,    &p->emit_program_metadata,
                    &p->emit_kernel_names, &p->default_spec_consts, &p->ignored_switch,
-                   &p->ignored_switch};
+                   &p->ignored_switch,  &p->ignored_switch};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (!strcmp(name, names[i])) return flags[i];
   return NULL;
