@@ -227,6 +227,7 @@ bool is_numbered_name(const char *rest, const void *separator);
 void check_derived_outputs(const char *prefix, bool (*derived)(const char *rest, const void *arg),
                            const void *arg, const char *option);
 
+// Seconds on a monotonic clock, for durations.
 double now_seconds(void);
 // Hands the pages of freed heap memory back to the system (glibc keeps them otherwise,
 // wherever a live block above them pins the heap): called after a stage frees much.
@@ -371,6 +372,7 @@ typedef struct {
   CachePolicy policy;
 } Cache;
 
+// A BLAKE3 hash of the bytes and strings fed to it, in order; final writes it as a key.
 void cache_hash_init(CacheHasher *h);
 void cache_hash_update(CacheHasher *h, const void *data, size_t size);
 void cache_hash_string(CacheHasher *h, const char *s);

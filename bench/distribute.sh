@@ -3,6 +3,7 @@
 # worker pool, with the local distributor (a `sycl-thinlto backend` process per image) and
 # with the Slurm distributor on a one-host cluster (test/slurm/cluster.sh), each twice; the
 # outputs are compared. Usage: distribute.sh BUILD_DIR [UNITS] [KERNELS] [WORK_DIR]
+# MODES="local slurm" (say) runs only those of local, distribute-local, distribute-exec, slurm.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: distribute.sh BUILD_DIR [UNITS] [KERNELS] [WORK_DIR]}" && pwd)
@@ -27,6 +28,9 @@ if "$root/test/slurm/cluster.sh" start "$work/cluster" >cluster.env 2>cluster.lo
   modes="$modes slurm"
 else
   echo "no Slurm cluster: $(tail -1 cluster.log)"
+fi
+if [ -n "${MODES:-}" ]; then
+  modes=$(for m in $modes; do [[ " $MODES " == *" $m "* ]] && echo "$m"; done | xargs)
 fi
 jobs=$(nproc)
 printf '%-20s %4s %8s %8s %8s %8s\n' mode run wall_s cpu_s hooks_s images

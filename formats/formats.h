@@ -47,6 +47,7 @@ typedef struct {
   size_t image_size;
 } OffloadEntry;
 
+// DATA begins with an OffloadBinary's magic.
 bool is_offload_binary(const uint8_t *data, size_t size);
 // Parses one or more concatenated blobs. 0, or -1 with *errmsg (malloc'd) saying
 // what is wrong and at which byte offset. *entries is malloc'd.
@@ -69,6 +70,7 @@ typedef struct {
   size_t size;
 } ArchiveMember;
 
+// DATA begins with an ar archive's magic ("!<arch>\n").
 bool is_archive(const uint8_t *data, size_t size);
 // Regular members only (symbol tables and the long-name table are skipped).
 int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, size_t *count,

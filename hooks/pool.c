@@ -154,13 +154,17 @@ static bool worker_has(const Worker *w, unsigned events) {
 
 static void reap(Worker *w);
 
-// The one place a worker's state changes. An event already recorded does nothing again.
+// The one place a worker's state changes, with each transition's action. An event already
+// recorded does nothing again. Once exit, stdout EOF and stderr EOF have all happened, the
+// worker is reaped.
 static void worker_event(Worker *w, WorkerEvent e) {
   if (worker_has(w, e)) return;
   w->state |= e;
   if (e == WORKER_STDIN_CLOSED) close_handle((uv_handle_t *)&w->to_worker);
-  if (e != WORKER_REAPED && worker_has(w, WORKER_ENDED) && !worker_has(w, WORKER_REAPED))
+  if (e == WORKER_REAPED)
     reap(w);
+  else if (worker_has(w, WORKER_ENDED))
+    worker_event(w, WORKER_REAPED);
 }
 
 static void worker_exited(Worker *w, int64_t exit_status, int term_signal) {
@@ -169,9 +173,9 @@ static void worker_exited(Worker *w, int64_t exit_status, int term_signal) {
   worker_event(w, WORKER_EXITED);
 }
 
-// Exit, stdout EOF and stderr EOF have all arrived: no answer or stderr line can be lost.
+// WORKER_REAPED's action: exit, stdout EOF and stderr EOF have all arrived, so no answer or
+// stderr line can be lost.
 static void reap(Worker *w) {
-  w->state |= WORKER_REAPED;
   WorkerPool *pool = w->pool;
   for (Worker **p = &pool->workers; *p; p = &(*p)->next)
     if (*p == w) {

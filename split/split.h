@@ -57,6 +57,7 @@ typedef struct {
   size_t count;
 } SplitResult;
 
+// The option's word for MODE ("kernel", "source", ...).
 const char *split_mode_name(SplitMode mode);
 int split_mode_parse(const char *text, SplitMode *mode); // 0, or -1 if unknown
 // split/split.c: splits M (which it consumes) into images. Thread-safe for distinct

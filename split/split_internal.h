@@ -128,6 +128,7 @@ struct ProgramFacts {
   bool any_image_scope;
 };
 
+// A and B name the same aspects.
 bool aspects_equal(Aspects a, Aspects b);
 bool is_local_linkage(LLVMValueRef gv); // internal or private
 // The node NAME denotes in a module whose own definitions are OWN: its own definition, else

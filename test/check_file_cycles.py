@@ -2,7 +2,8 @@
 """No circle of files: from the members of the layer libraries (nm), which file calls
 which; prints every cycle of files that call each other, and exits 1 if there is one.
 
-usage: check_file_cycles.py BUILD_DIR"""
+usage: check_file_cycles.py BUILD_DIR
+       check_file_cycles.py --self-test   (a library with one circle of files must fail)"""
 import glob
 import os
 import subprocess
@@ -50,7 +51,32 @@ def cycles(graph):
     return found
 
 
+def self_test():
+    import tempfile
+    with tempfile.TemporaryDirectory() as build:
+        # a calls b, b calls a (the circle); c calls a (no circle of its own)
+        sources = {"a": "void b(void); void a(void) { b(); }",
+                   "b": "void a(void); void b(void) { a(); }",
+                   "c": "void a(void); void c(void) { a(); }"}
+        objects = []
+        for name, text in sources.items():
+            with open(os.path.join(build, name + ".c"), "w") as f:
+                f.write(text + "\n")
+            objects.append(os.path.join(build, name + ".o"))
+            subprocess.run([os.environ.get("CC", "cc"), "-c", "-o", objects[-1],
+                            os.path.join(build, name + ".c")], check=True)
+        subprocess.run(["ar", "rcs", os.path.join(build, "libsycl_x.a")] + objects, check=True)
+        found = cycles(call_graph(build))
+    if found != [["x/a", "x/b", "x/a"]]:
+        print("self-test: expected the circle x/a -> x/b -> x/a, found %s" % found)
+        return 1
+    print("self-test: ok")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     graph = call_graph(sys.argv[1])
     if not graph:
         print("no layer libraries (libsycl_*.a) under", sys.argv[1])

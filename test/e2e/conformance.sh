@@ -3,6 +3,11 @@
 # linker-wrapper mode in several variants (one links with lld), runs its kernels on pocl and
 # prints a table.
 # It does not build sycl-thinlto itself. Usage: conformance.sh BUILD_DIR [WORK_DIR]
+# CONFORMANCE_VARIANTS="thinlto dtlto" (say) builds only those variants. The "dtlto" variant
+# links as "thinlto" does, with each image's backend a job of CONFORMANCE_DISTRIBUTOR (default
+# sycl-thinlto-local; test/slurm/tests.sh gives sycl-thinlto-slurm) and the words of
+# CONFORMANCE_DISTRIBUTOR_ARGS as --distributor-arg=; its programs must be byte for byte the
+# "thinlto" variant's (issue 26).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: conformance.sh BUILD_DIR [WORK_DIR]}
@@ -25,13 +30,21 @@ declare -A variant_flags=(
   [O0]="-O0"
   [split]="-O2"
   [lld]="-O2 -Xclang -flto=thin -Xclang -flto-unit"
+  [dtlto]="-O2 -Xclang -flto=thin -Xclang -flto-unit"
 )
-variants=(thinlto plain O0 split lld)
+variants=(${CONFORMANCE_VARIANTS:-thinlto plain O0 split lld dtlto})
 # The "lld" variant links the host side with lld instead of GNU ld: its kernels run only if
 # lld runs the wrapper object's registration sections (.init_array/.fini_array).
 declare -A variant_link_flags=(
   [lld]="-fuse-ld=lld"
+  [dtlto]="-Xoffload-linker -v -Xoffload-linker --distributor=${CONFORMANCE_DISTRIBUTOR:-sycl-thinlto-local}"
 )
+for arg in ${CONFORMANCE_DISTRIBUTOR_ARGS:-}; do
+  variant_link_flags[dtlto]+=" -Xoffload-linker --distributor-arg=$arg"
+done
+# The "dtlto" variant builds again in the "thinlto" variant's directory (the programs hold
+# their directory: -rpath), its files kept aside as FILE.local to compare with.
+dtlto_outputs="app libhelpers.so"
 # The "split" variant runs `sycl-thinlto split --split=kernel` on each fat object right after
 # clang++ -c (the compile-time split of issue 3); only programs that say so take part.
 split_programs=" cross_tu "
@@ -128,25 +141,42 @@ for program in "${programs[@]}"; do
     fi
     if [ "$variant" = lld ] && [[ $host_bitcode_programs == *" $program "* ]]; then continue; fi
     dir=$work/$program.$variant
-    rm -rf "$dir" && mkdir -p "$dir"
     passed=0 failed=0 note=
-    if ! (cd "$dir" && build_$program "${variant_flags[$variant]}") >"$dir/build.log" 2>&1; then
-      failed=1 note="build failed: $dir/build.log"
-      [ -n "${2:-}" ] || { sed 's/^/    /' "$dir/build.log" | tail -20 >&2; }
+    if [ "$variant" = dtlto ]; then
+      dir=$work/$program.thinlto
+      if [ ! -x "$dir/app" ]; then
+        printf '%-24s %-8s %6s %6s  %s\n' "$program" "$variant" 0 1 "no thinlto variant to compare"
+        total_failed=$((total_failed + 1))
+        continue
+      fi
+      for f in $dtlto_outputs; do [ ! -e "$dir/$f" ] || mv "$dir/$f" "$dir/$f.local"; done
+    else
+      rm -rf "$dir" && mkdir -p "$dir"
+    fi
+    log=$dir/build.log run_log=$dir/run.log
+    [ "$variant" != dtlto ] || log=$dir/build.dtlto.log run_log=$dir/run.dtlto.log
+    if ! (cd "$dir" && build_$program "${variant_flags[$variant]}") >"$log" 2>&1; then
+      failed=1 note="build failed: $log"
+      [ -n "${2:-}" ] || { sed 's/^/    /' "$log" | tail -20 >&2; }
+    elif [ "$variant" = dtlto ] && ! (cd "$dir" && for f in $dtlto_outputs; do
+      [ ! -e $f.local ] || cmp $f.local $f || exit 1; done) >"$dir/cmp.dtlto.log" 2>&1; then
+      failed=1 note="differs from the local link: $dir/cmp.dtlto.log"
+    elif [ "$variant" = dtlto ] && ! grep -q 'distributor: [0-9]* job(s), attempt 1' "$log"; then
+      failed=1 note="no job was sent to the distributor: $log"
     else
       expect_programs=${early_split:+4} # one image per kernel after the early split
       (cd "$dir" && SYCL_TEST_EXPECT_PROGRAMS=${expect_programs:-1} timeout 120 ./app) \
-        >"$dir/run.log" 2>&1
+        >"$run_log" 2>&1
       status=$?
-      passed=$(grep -c '^PASS ' "$dir/run.log")
-      failed=$(grep -c '^FAIL ' "$dir/run.log")
+      passed=$(grep -c '^PASS ' "$run_log")
+      failed=$(grep -c '^FAIL ' "$run_log")
       if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1 note="exit status $status"; fi
       reason=${expected_run_failure[$program]:-}
       if [ "$failed" != 0 ] && [ -n "$reason" ]; then
         note="XFAIL: $reason" failed=0
       elif [ "$failed" != 0 ]; then
         [ -n "$note" ] || note="see run.log"
-        [ -n "${2:-}" ] || { sed 's/^/    /' "$dir/run.log" | tail -20 >&2; }
+        [ -n "${2:-}" ] || { sed 's/^/    /' "$run_log" | tail -20 >&2; }
       elif [ -n "$reason" ]; then
         note="XPASS: remove it from expected_run_failure"
       fi

@@ -32,30 +32,18 @@ objects() { # a per-kernel workload: 3 units of 3 kernels and a device library
 
 case $test in
 e2e)
-  # The e2e programs, built by clang++ -fsycl through our linker-wrapper mode, link their
-  # device code on the cluster; the programs are byte-identical and their kernels run on pocl.
-  e2e=$root/test/e2e
-  runtime=$build/test/runtime
-  flags=(-B"$build/libexec/sycl-thinlto/" -L"$runtime" -lsycl_test_runtime -Wl,-rpath,"$runtime")
-  slurm=(-Xoffload-linker --distributor=sycl-thinlto-slurm -Xoffload-linker --distributor-arg=--tasks=2)
-  for f in main math table; do
-    "$llvm/clang++" -fsycl -O2 -Xclang -flto=thin -Xclang -flto-unit -I"$root/test/runtime" \
-      -c "$e2e/cross_tu/$f.cpp" -o $f.o
-  done
-  "$llvm/clang++" -fsycl main.o math.o table.o -o cross_tu.local "${flags[@]}"
-  "$llvm/clang++" -fsycl main.o math.o table.o -o cross_tu.slurm "${flags[@]}" "${slurm[@]}"
-  cmp cross_tu.local cross_tu.slurm || fail "cross_tu: the Slurm link differs from the local one"
-  "$llvm/llvm-as" "$e2e/devicelib/devicelib.ll" -o devicelib.bc
-  "$llvm/clang++" -fsycl -O2 -I"$root/test/runtime" -c "$e2e/devicelib/main.cpp" -o dl.o
-  "$llvm/clang++" -fsycl dl.o -o devicelib.local "${flags[@]}" -Xoffload-linker --device-libs="$PWD/devicelib.bc"
-  "$llvm/clang++" -fsycl dl.o -o devicelib.slurm "${flags[@]}" "${slurm[@]}" \
-    -Xoffload-linker --device-libs="$PWD/devicelib.bc"
-  cmp devicelib.local devicelib.slurm || fail "devicelib: the Slurm link differs from the local one"
-  for app in cross_tu devicelib; do
-    timeout 120 ./$app.slurm >$app.log 2>&1 || { cat $app.log; fail "$app: exit status $?"; }
-    grep -q '^FAIL ' $app.log && { cat $app.log; fail "$app: a kernel failed"; }
-    echo "$app: $(grep -c '^PASS ' $app.log) kernel check(s) passed, linked on Slurm"
-  done
+  # Every e2e program (test/e2e/conformance.sh), built by clang++ -fsycl through our
+  # linker-wrapper mode, links its device code on the cluster (the "dtlto" variant, each image
+  # a job of a Slurm step): byte for byte the local link's program, and its kernels run on pocl.
+  CONFORMANCE_VARIANTS="thinlto dtlto" CONFORMANCE_DISTRIBUTOR=sycl-thinlto-slurm \
+    CONFORMANCE_DISTRIBUTOR_ARGS=--tasks=2 "$root/test/e2e/conformance.sh" "$build" \
+    "$dir/conformance" >conformance.log 2>&1 || { cat conformance.log; fail "e2e programs on Slurm"; }
+  programs=$(grep -c ' dtlto ' conformance.log)
+  [ "$programs" -ge 7 ] || { cat conformance.log; fail "expected every e2e program"; }
+  grep -q 'sycl-thinlto-slurm' "$dir"/conformance/cross_tu.thinlto/build.dtlto.log ||
+    fail "cross_tu was not linked through sycl-thinlto-slurm"
+  echo "e2e: $programs programs linked on Slurm, byte-identical to local links, kernels passed:"
+  grep ' dtlto ' conformance.log
   # Per kernel, with a device library and the step's options: one srun of 3 tasks for 9 jobs.
   objects
   link --split=kernel --device-libs=w/devicelib.bc w/*.o -o local.bin
