@@ -215,12 +215,13 @@ void remove_temp_dir(const char *dir);
 void output_rule_input(const char *path);
 // Fatal ("PATH: ...") if PATH, which OPTION asks for ("-o", "--time-trace"...), names a
 // recorded input, a directory, or a device other than the null device (written in place, as
-// a FIFO is); then removes the temporaries dead processes left beside PATH.
+// a FIFO is), or a path an earlier check_output_path of this run named (two options writing
+// one file); then removes the temporaries dead processes left beside PATH.
 void check_output_path(const char *path, const char *option);
 // check_output_path for each existing entry of PREFIX's directory whose name is PREFIX's
 // last component followed by a REST that DERIVED(REST, ARG) says the command would write
 // (OUT_3.bc, OUT.0.spv): the names a command derives from its -o, checked before they are
-// known one by one.
+// known one by one; fatal too if a path check_output_path named is such a name.
 // A DERIVED for check_derived_outputs: REST is SEPARATOR (a string), digits, then a dot
 // (".3.spv" after OUT, "_0.bc" after a post-link prefix).
 bool is_numbered_name(const char *rest, const void *separator);
