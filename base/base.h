@@ -464,6 +464,10 @@ int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto
 // module: THE VERIFIER'S FIRST LINE"). Through module_parse_verified.
 int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
                          LLVMModuleRef *out, char **errmsg);
+// LLVMParseBitcodeInContext2, but a module whose debug info is broken has it stripped without
+// LLVM's raw report on stderr (it was reported where first read). Through module_parse.
+int bridge_read_whole(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                      LLVMModuleRef *out, char **errmsg);
 // base/bridge.cpp: LLVMVerifyModule treats broken debug info as an error, LLVM's readers do
 // not. 0, or -1 with *errmsg "invalid module: THE VERIFIER'S FIRST LINE".
 int bridge_verify_module(LLVMModuleRef m, char **errmsg);
