@@ -491,6 +491,22 @@ static char *find_static_library(const StringList *dirs, const char *name, bool 
 // it embeds; the device link reads that file in its place.
 static StrMap host_bitcode_device_code;
 
+// Files the device link writes at the user's request (--device-linker=--reproduce=FILE):
+// one at -o was left there by a failed host link, or replaced by the program unseen.
+static void check_device_link_outputs(const StringList *device_link_args) {
+  static const char *const writing[] = {"--reproduce=", "--time-trace=", "--time-trace-file="};
+  for (size_t i = 0; i < device_link_args->count; i++) {
+    const char *a = device_link_args->items[i];
+    for (size_t k = 0; k < sizeof writing / sizeof *writing; k++) {
+      size_t n = strlen(writing[k]);
+      if (strncmp(a, writing[k], n) || !a[n]) continue;
+      char *option = format("--device-linker=%.*s", (int)(n - 1), a);
+      check_output_path(a + n, option);
+      free(option);
+    }
+  }
+}
+
 // Every file the host link reads, as output_rule_input's: the inputs, and the static
 // libraries -l finds.
 static void record_host_inputs(const StringList *args) {
@@ -883,6 +899,7 @@ int linker_wrapper_main(int argc, char **argv) {
   // is renamed over the output after a successful link): refused before any step runs.
   record_host_inputs(&o.linker_args);
   check_output_path(output, "-o");
+  check_device_link_outputs(&o.device_link_args);
   char *temp_dir = NULL, *temp_prefix, *device_binary, *wrapper_object;
   if (o.save_temps) {
     temp_prefix = format("%s.sycl.", output);
