@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -320,8 +321,33 @@ static bool is_relocatable_elf(const uint8_t *data, size_t size) {
 
 // A damaged object is reported here, naming it: the host linker might not look at the
 // .llvm.offloading section at all, and the device code in it would silently be lost.
+// An image of another offload kind (OpenMP, CUDA, HIP) is an error here: the device link
+// takes SYCL images only and skips the others (with a note under -v), and no other link of
+// this program would take them: their code would be lost, exit 0.
+static void refuse_other_offload_kinds(const char *origin, const uint8_t *data, size_t size) {
+  OffloadEntry *entries;
+  size_t count;
+  char *why;
+  if (offload_binary_parse(data, size, &entries, &count, &why)) {
+    free(why); // the device link reports it, naming the image
+    return;
+  }
+  for (size_t i = 0; i < count; i++)
+    if (entries[i].offload_kind != OFK_SYCL)
+      error(origin, "%s image of offload kind %s (%u) for '%s': the linker-wrapper mode links "
+            "SYCL images only, and no other link would take it",
+            image_kind_name(entries[i].image_kind), offload_kind_name(entries[i].offload_kind),
+            entries[i].offload_kind, offload_entry_get(&entries[i], "triple") ?: "");
+  for (size_t i = 0; i < count; i++)
+    free(entries[i].strings); // the texts point into DATA
+  free(entries);
+}
+
 static bool object_has_device_code(const char *origin, const uint8_t *data, size_t size) {
-  if (is_offload_binary(data, size)) return true;
+  if (is_offload_binary(data, size)) {
+    refuse_other_offload_kinds(origin, data, size);
+    return true;
+  }
   if (!is_relocatable_elf(data, size)) return false;
   SectionBytes *sections;
   size_t count;
@@ -334,6 +360,8 @@ static bool object_has_device_code(const char *origin, const uint8_t *data, size
     free(why);
     return false;
   }
+  for (size_t i = 0; i < count; i++)
+    refuse_other_offload_kinds(origin, sections[i].data, sections[i].size);
   free(sections);
   return count > 0;
 }
@@ -874,7 +902,13 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
   if (!wrapper_added) strlist_push(&argv, xstrdup(wrapper_object));
   int rc = run_step(o, "host link", &argv, NULL);
   int moved;
-  if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
+  struct stat st;
+  if (!rc && !o->dry_run && lstat(partial_output, &st) != 0) {
+    // A "linker" that exits 0 and writes nothing (--linker-path=/bin/true): said as it is,
+    // not as a failed rename.
+    error(o->linker_path, "the host linker exited 0 but wrote no output (%s)", partial_output);
+    rc = -1;
+  } else if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
     error(output, "cannot write the output: %s", strerror(-moved));
     rc = -1;
   }
