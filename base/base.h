@@ -468,6 +468,12 @@ int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, c
 // LLVM's raw report on stderr (it was reported where first read). Through module_parse.
 int bridge_read_whole(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
                       LLVMModuleRef *out, char **errmsg);
+// LLVM assembly read as LLVMParseIRInContext reads it, but verified before LLVM's debug-info
+// upgrade (which ends the process on an invalid module with debug info): 0 with *out, or -1
+// with *errmsg (the parser's message, or "invalid module: ..."). Broken debug info: a
+// warning naming NAME, stripped.
+int bridge_parse_assembly_verified(LLVMContextRef ctx, const uint8_t *data, size_t size,
+                                   const char *name, LLVMModuleRef *out, char **errmsg);
 // base/bridge.cpp: LLVMVerifyModule treats broken debug info as an error, LLVM's readers do
 // not. 0, or -1 with *errmsg "invalid module: THE VERIFIER'S FIRST LINE".
 int bridge_verify_module(LLVMModuleRef m, char **errmsg);

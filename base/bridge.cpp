@@ -3,10 +3,12 @@
 // LLVM's headers first: uv.h (through ours) pulls in termios.h, whose CR1/CR2 macros
 // break llvm/IR/ConstantRange.h.
 #include <llvm/Analysis/ModuleSummaryAnalysis.h>
+#include <llvm/AsmParser/LLParser.h>
 #include <llvm/Analysis/ProfileSummaryInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/AutoUpgrade.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -16,6 +18,7 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -189,6 +192,56 @@ extern "C" int bridge_read_whole(LLVMContextRef ctx, const uint8_t *data, size_t
     if (broken_debug_info) llvm::StripDebugInfo(*module);
   }
   if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
+  *out = llvm::wrap(module.release());
+  return 0;
+}
+
+// Gap: LLVMParseIRInContext runs LLVM's debug-info upgrade on LLVM assembly, which verifies a
+// module with debug info itself: an invalid one ended the process ("Broken module found",
+// then SIGABRT, contained as a crash), broken debug info printed the verifier's whole report
+// raw on stderr. Here the parser runs without that upgrade, the verifier's first message is
+// the error, broken debug info is a warning naming the input and stripped, and only then is
+// the upgrade run, on a valid module. 0 with *out, or -1 with *errmsg (the parser's message,
+// as LLVMParseIRInContext gives it, or "invalid module: ...").
+extern "C" int bridge_parse_assembly_verified(LLVMContextRef ctx, const uint8_t *data,
+                                              size_t size, const char *name, LLVMModuleRef *out,
+                                              char **errmsg) {
+  *out = nullptr;
+  llvm::LLVMContext &context = *llvm::unwrap(ctx);
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), name);
+  llvm::StringRef text = buffer->getBuffer();
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  llvm::SMDiagnostic diagnostic;
+  auto module = std::make_unique<llvm::Module>(name, context);
+  if (llvm::LLParser(text, sources, diagnostic, module.get(), nullptr, context)
+          .Run(/*UpgradeDebugInfo=*/false)) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    diagnostic.print(nullptr, os, false);
+    os.flush();
+    *errmsg = xstrdup(message.c_str());
+    return -1;
+  }
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  bool broken_debug_info = false;
+  if (llvm::verifyModule(*module, &os, &broken_debug_info)) {
+    os.flush();
+    std::string first = report.substr(0, report.find('\n'));
+    *errmsg = format("invalid module: %s", first.empty() ? "LLVM's verifier rejects it"
+                                                         : first.c_str());
+    return -1;
+  }
+  if (broken_debug_info) {
+    os.flush();
+    std::string first = report.substr(0, report.find('\n'));
+    llvm::StripDebugInfo(*module);
+    warning(name, "invalid debug info, dropped: %s",
+            first.empty() ? "LLVM's verifier rejects it" : first.c_str());
+  }
+  llvm::UpgradeDebugInfo(*module);
   *out = llvm::wrap(module.release());
   return 0;
 }
