@@ -218,6 +218,9 @@ void output_rule_input(const char *path);
 // a FIFO is), or a path an earlier check_output_path of this run named (two options writing
 // one file); then removes the temporaries dead processes left beside PATH.
 void check_output_path(const char *path, const char *option);
+// Only the last check of check_output_path, for a directory the command fills (--cache-dir):
+// fatal if a path an earlier check named is PATH.
+void check_output_distinct(const char *path, const char *option);
 // check_output_path for each existing entry of PREFIX's directory whose name is PREFIX's
 // last component followed by a REST that DERIVED(REST, ARG) says the command would write
 // (OUT_3.bc, OUT.0.spv): the names a command derives from its -o, checked before they are

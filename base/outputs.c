@@ -85,6 +85,10 @@ static void check_output_file(const char *path, const char *option) {
   remove_dead_temporaries(path);
 }
 
+void check_output_distinct(const char *path, const char *option) {
+  record_output(path, option);
+}
+
 void check_output_path(const char *path, const char *option) {
   record_output(path, option);
   check_output_file(path, option);
