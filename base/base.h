@@ -215,12 +215,16 @@ void remove_temp_dir(const char *dir);
 void output_rule_input(const char *path);
 // Fatal ("PATH: ...") if PATH, which OPTION asks for ("-o", "--time-trace"...), names a
 // recorded input, a directory, or a device other than the null device (written in place, as
-// a FIFO is); then removes the temporaries dead processes left beside PATH.
+// a FIFO is), or a path an earlier check_output_path of this run named (two options writing
+// one file); then removes the temporaries dead processes left beside PATH.
 void check_output_path(const char *path, const char *option);
+// Only the last check of check_output_path, for a directory the command fills (--cache-dir):
+// fatal if a path an earlier check named is PATH.
+void check_output_distinct(const char *path, const char *option);
 // check_output_path for each existing entry of PREFIX's directory whose name is PREFIX's
 // last component followed by a REST that DERIVED(REST, ARG) says the command would write
 // (OUT_3.bc, OUT.0.spv): the names a command derives from its -o, checked before they are
-// known one by one.
+// known one by one; fatal too if a path check_output_path named is such a name.
 // A DERIVED for check_derived_outputs: REST is SEPARATOR (a string), digits, then a dot
 // (".3.spv" after OUT, "_0.bc" after a post-link prefix).
 bool is_numbered_name(const char *rest, const void *separator);
@@ -465,6 +469,16 @@ int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto
 // module: THE VERIFIER'S FIRST LINE"). Through module_parse_verified.
 int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
                          LLVMModuleRef *out, char **errmsg);
+// LLVMParseBitcodeInContext2, but a module whose debug info is broken has it stripped without
+// LLVM's raw report on stderr (it was reported where first read). Through module_parse.
+int bridge_read_whole(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                      LLVMModuleRef *out, char **errmsg);
+// LLVM assembly read as LLVMParseIRInContext reads it, but verified before LLVM's debug-info
+// upgrade (which ends the process on an invalid module with debug info): 0 with *out, or -1
+// with *errmsg (the parser's message, or "invalid module: ..."). Broken debug info: a
+// warning naming NAME, stripped.
+int bridge_parse_assembly_verified(LLVMContextRef ctx, const uint8_t *data, size_t size,
+                                   const char *name, LLVMModuleRef *out, char **errmsg);
 // base/bridge.cpp: LLVMVerifyModule treats broken debug info as an error, LLVM's readers do
 // not. 0, or -1 with *errmsg "invalid module: THE VERIFIER'S FIRST LINE".
 int bridge_verify_module(LLVMModuleRef m, char **errmsg);

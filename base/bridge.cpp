@@ -3,10 +3,13 @@
 // LLVM's headers first: uv.h (through ours) pulls in termios.h, whose CR1/CR2 macros
 // break llvm/IR/ConstantRange.h.
 #include <llvm/Analysis/ModuleSummaryAnalysis.h>
+#include <llvm/AsmParser/LLParser.h>
 #include <llvm/Analysis/ProfileSummaryInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/AutoUpgrade.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -15,6 +18,7 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -133,7 +137,7 @@ extern "C" int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, siz
     if (llvm::Error err = f.materialize()) return read_error(std::move(err));
   std::string report;
   llvm::raw_string_ostream os(report);
-  bool broken_debug_info = false; // not an error: materializeAll strips it, as LLVM does
+  bool broken_debug_info = false; // not an error: stripped, as LLVM's readers do
   if (llvm::verifyModule(*module, &os, &broken_debug_info)) {
     os.flush();
     size_t n = report.find('\n');
@@ -142,7 +146,102 @@ extern "C" int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, siz
                                                          : first.c_str());
     return -1;
   }
+  // Stripped here, with a warning naming the input: materializeAll would strip it too, but
+  // only after printing the verifier's whole report raw on stderr, naming no file.
+  if (broken_debug_info) {
+    os.flush();
+    std::string first = report.substr(0, report.find('\n'));
+    llvm::StripDebugInfo(*module);
+    warning(name, "invalid debug info, dropped: %s",
+            first.empty() ? "LLVM's verifier rejects it" : first.c_str());
+  }
   if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
+  *out = llvm::wrap(module.release());
+  return 0;
+}
+
+// Gap: LLVMParseBitcodeInContext2 reads a module whole, and LLVM's reader then verifies a
+// module with debug info and prints the verifier's whole report raw on stderr before it
+// strips broken debug info (UpgradeDebugInfo). An input whose debug info is broken was
+// already reported where it was first read (bridge_read_verified); a later eager read of its
+// bytes (full LTO, a link without its split stage) strips it here, quietly. Only a module
+// with debug info is verified, as the reader itself would.
+extern "C" int bridge_read_whole(LLVMContextRef ctx, const uint8_t *data, size_t size,
+                                 const char *name, LLVMModuleRef *out, char **errmsg) {
+  *out = nullptr;
+  llvm::MemoryBufferRef buffer(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), name);
+  auto read_error = [&](llvm::Error err) {
+    std::string why = llvm::toString(std::move(err));
+    *errmsg = format("invalid bitcode: %s", why.c_str());
+    return -1;
+  };
+  llvm::Expected<std::unique_ptr<llvm::Module>> lazy =
+      llvm::getLazyBitcodeModule(buffer, *llvm::unwrap(ctx));
+  if (!lazy) return read_error(lazy.takeError());
+  std::unique_ptr<llvm::Module> module = std::move(*lazy);
+  if (llvm::Error err = module->materializeMetadata()) return read_error(std::move(err));
+  if (llvm::getDebugMetadataVersionFromModule(*module) == llvm::DEBUG_METADATA_VERSION) {
+    for (llvm::Function &f : *module)
+      if (llvm::Error err = f.materialize()) return read_error(std::move(err));
+    bool broken_debug_info = false;
+    if (llvm::verifyModule(*module, nullptr, &broken_debug_info)) {
+      *errmsg = format("invalid module: LLVM's verifier rejects it");
+      return -1;
+    }
+    if (broken_debug_info) llvm::StripDebugInfo(*module);
+  }
+  if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
+  *out = llvm::wrap(module.release());
+  return 0;
+}
+
+// Gap: LLVMParseIRInContext runs LLVM's debug-info upgrade on LLVM assembly, which verifies a
+// module with debug info itself: an invalid one ended the process ("Broken module found",
+// then SIGABRT, contained as a crash), broken debug info printed the verifier's whole report
+// raw on stderr. Here the parser runs without that upgrade, the verifier's first message is
+// the error, broken debug info is a warning naming the input and stripped, and only then is
+// the upgrade run, on a valid module. 0 with *out, or -1 with *errmsg (the parser's message,
+// as LLVMParseIRInContext gives it, or "invalid module: ...").
+extern "C" int bridge_parse_assembly_verified(LLVMContextRef ctx, const uint8_t *data,
+                                              size_t size, const char *name, LLVMModuleRef *out,
+                                              char **errmsg) {
+  *out = nullptr;
+  llvm::LLVMContext &context = *llvm::unwrap(ctx);
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), name);
+  llvm::StringRef text = buffer->getBuffer();
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  llvm::SMDiagnostic diagnostic;
+  auto module = std::make_unique<llvm::Module>(name, context);
+  if (llvm::LLParser(text, sources, diagnostic, module.get(), nullptr, context)
+          .Run(/*UpgradeDebugInfo=*/false)) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    diagnostic.print(nullptr, os, false);
+    os.flush();
+    *errmsg = xstrdup(message.c_str());
+    return -1;
+  }
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  bool broken_debug_info = false;
+  if (llvm::verifyModule(*module, &os, &broken_debug_info)) {
+    os.flush();
+    std::string first = report.substr(0, report.find('\n'));
+    *errmsg = format("invalid module: %s", first.empty() ? "LLVM's verifier rejects it"
+                                                         : first.c_str());
+    return -1;
+  }
+  if (broken_debug_info) {
+    os.flush();
+    std::string first = report.substr(0, report.find('\n'));
+    llvm::StripDebugInfo(*module);
+    warning(name, "invalid debug info, dropped: %s",
+            first.empty() ? "LLVM's verifier rejects it" : first.c_str());
+  }
+  llvm::UpgradeDebugInfo(*module);
   *out = llvm::wrap(module.release());
   return 0;
 }

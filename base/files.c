@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -183,8 +184,19 @@ char *temporary_name(const char *path) {
   static atomic_uint serial; // distinct temporary names for concurrent writers of one path
   // Host-unique too: a cache directory on a shared file system is written by links on
   // several hosts, whose process ids may be the same (issue 26).
-  return format("%s.tmp.%s.%ld.%u", path, host_name(), (long)getpid(),
-                atomic_fetch_add(&serial, 1));
+  char *suffix = format(".tmp.%s.%ld.%u", host_name(), (long)getpid(),
+                        atomic_fetch_add(&serial, 1));
+  // An output's name near NAME_MAX (250 bytes) left no room for the suffix: the output
+  // could not be written at all ("File name too long"). Its name is cut to make room, to
+  // exactly NAME_MAX bytes (remove_dead_temporaries knows such a name by that length).
+  const char *slash = strrchr(path, '/');
+  size_t dir_len = slash ? (size_t)(slash + 1 - path) : 0;
+  size_t base_len = strlen(path) - dir_len, suffix_len = strlen(suffix);
+  if (base_len + suffix_len > NAME_MAX && suffix_len < NAME_MAX)
+    base_len = NAME_MAX - suffix_len;
+  char *name = format("%.*s%s", (int)(dir_len + base_len), path, suffix);
+  free(suffix);
+  return name;
 }
 
 int atomic_open(AtomicFile *f, const char *path) {

@@ -44,12 +44,10 @@ const char *context_last_error(LLVMContextRef ctx) {
 
 int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name, bool lazy,
                  LLVMModuleRef *out, char **errmsg) {
+  if (!lazy) return bridge_read_whole(ctx, data, size, name, out, errmsg);
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, name, false);
-  // The lazy reader takes the buffer over (and frees it on failure); the eager one does not.
-  LLVMBool failed = lazy ? LLVMGetBitcodeModuleInContext2(ctx, buf, out)
-                         : LLVMParseBitcodeInContext2(ctx, buf, out);
-  if (!lazy) LLVMDisposeMemoryBuffer(buf);
+  LLVMBool failed = LLVMGetBitcodeModuleInContext2(ctx, buf, out); // takes the buffer over
   if (failed) {
     const char *why = context_last_error(ctx);
     *errmsg = format("invalid bitcode: %s", why ? why : "unreadable module");

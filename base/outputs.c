@@ -30,7 +30,44 @@ static bool is_null_device(const struct stat *st) {
   return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
 }
 
-void check_output_path(const char *path, const char *option) {
+static bool is_null_device_path(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && is_null_device(&st);
+}
+
+// The paths this run will write, each with the option that asks for it, under one spelling
+// (the real path of its directory, then its name): two options naming one file would leave
+// only the last one written (-o X --time-trace=X wrote the trace, exit 0, no program).
+typedef struct {
+  char *path, *canonical, *option;
+} RecordedOutput;
+static RecordedOutput *outputs;
+static size_t num_outputs;
+
+static char *canonical_output_name(const char *path) {
+  char *copy = xstrdup(path), *copy2 = xstrdup(path);
+  char *dir = realpath(dirname(copy), NULL);
+  const char *base = basename(copy2);
+  char *name = dir ? format("%s/%s", dir, base) : xstrdup(path); // a missing dir: said later
+  free(dir);
+  free(copy);
+  free(copy2);
+  return name;
+}
+
+static void record_output(const char *path, const char *option) {
+  if (is_null_device_path(path)) return; // anything may be discarded twice
+  char *name = canonical_output_name(path);
+  for (size_t i = 0; i < num_outputs; i++)
+    if (!strcmp(outputs[i].canonical, name)) {
+      if (!strcmp(outputs[i].option, option)) fatal(path, "%s names it twice", option);
+      fatal(path, "both %s and %s would write it", outputs[i].option, option);
+    }
+  outputs = xrealloc(outputs, (num_outputs + 1) * sizeof *outputs);
+  outputs[num_outputs++] = (RecordedOutput){xstrdup(path), name, xstrdup(option)};
+}
+
+static void check_output_file(const char *path, const char *option) {
   struct stat st;
   // stat, not lstat: a link to an input or to a directory names it; a dangling link, or a
   // link to another file, is replaced by the rename as a file would be.
@@ -48,6 +85,15 @@ void check_output_path(const char *path, const char *option) {
   remove_dead_temporaries(path);
 }
 
+void check_output_distinct(const char *path, const char *option) {
+  record_output(path, option);
+}
+
+void check_output_path(const char *path, const char *option) {
+  record_output(path, option);
+  check_output_file(path, option);
+}
+
 bool is_numbered_name(const char *rest, const void *separator) {
   size_t n = strlen(separator);
   if (strncmp(rest, separator, n)) return false;
@@ -61,12 +107,22 @@ void check_derived_outputs(const char *prefix, bool (*derived)(const char *rest,
   char *copy = xstrdup(prefix), *copy2 = xstrdup(prefix);
   const char *dir = dirname(copy), *base = basename(copy2);
   size_t base_len = strlen(base);
+  // A path another option names (--time-trace=OUT.0.spv with --save-temps) would be written
+  // twice, whether it exists yet or not.
+  char *canonical_prefix = canonical_output_name(prefix);
+  size_t prefix_len = strlen(canonical_prefix);
+  for (size_t i = 0; i < num_outputs; i++) {
+    const char *name = outputs[i].canonical;
+    if (!strncmp(name, canonical_prefix, prefix_len) && derived(name + prefix_len, arg))
+      fatal(outputs[i].path, "both %s and %s would write it", outputs[i].option, option);
+  }
+  free(canonical_prefix);
   DIR *d = opendir(dir);
   for (struct dirent *e; d && (e = readdir(d));) {
     if (strncmp(e->d_name, base, base_len) || !derived(e->d_name + base_len, arg)) continue;
     char *path = !strcmp(dir, ".") && prefix[0] != '.' ? xstrdup(e->d_name)
                                                         : format("%s/%s", dir, e->d_name);
-    check_output_path(path, option);
+    check_output_file(path, option);
     free(path);
   }
   if (d) closedir(d);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +38,26 @@ static long temporary_owner(const char *name) {
   return pid;
 }
 
+// A temporary of an output whose name was cut to fit (temporary_name): exactly NAME_MAX
+// bytes, a prefix of BASE, then ".tmp.HOST.".
+static bool is_cut_temporary_of(const char *name, const char *base, size_t base_len) {
+  if (strlen(name) != NAME_MAX) return false;
+  char *marker = format(".tmp.%s.", host_name());
+  const char *at = strstr(name, marker);
+  free(marker);
+  size_t kept = at ? (size_t)(at - name) : 0;
+  return kept && kept < base_len && !strncmp(name, base, kept);
+}
+
 void remove_dead_temporaries(const char *path) {
   char *copy = xstrdup(path), *copy2 = xstrdup(path);
   const char *dir = dirname(copy), *base = basename(copy2);
   size_t base_len = strlen(base);
   DIR *d = opendir(dir);
   for (struct dirent *e; d && base_len && (e = readdir(d));) {
-    if (strncmp(e->d_name, base, base_len)) continue;
-    long pid = temporary_owner(e->d_name + base_len);
+    bool cut = is_cut_temporary_of(e->d_name, base, base_len);
+    if (strncmp(e->d_name, base, base_len) && !cut) continue;
+    long pid = temporary_owner(cut ? e->d_name : e->d_name + base_len);
     if (!pid || pid == getpid() || process_exists(pid)) continue;
     char *file = format("%s/%s", dir, e->d_name);
     struct stat st;

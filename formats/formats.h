@@ -59,6 +59,7 @@ const char *offload_entry_get(const OffloadEntry *e, const char *key);
 // The texts and the array.
 void offload_strings_free(OffloadString *strings, size_t count);
 const char *image_kind_name(uint16_t kind); // "spirv", "bitcode", ...
+const char *offload_kind_name(uint16_t kind); // "openmp", "cuda", "hip", "sycl", "unknown"
 
 //
 // formats/archive.c — static archives (ar, GNU long-name table)

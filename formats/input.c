@@ -28,7 +28,7 @@ static bool is_elf(const uint8_t *data, size_t size) {
   return size >= 4 && !memcmp(data, "\177ELF", 4);
 }
 
-static const char *offload_kind_name(uint16_t kind) {
+const char *offload_kind_name(uint16_t kind) {
   return kind == OFK_OPENMP ? "openmp"
          : kind == OFK_CUDA ? "cuda"
          : kind == OFK_HIP  ? "hip"

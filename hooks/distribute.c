@@ -679,8 +679,24 @@ static bool has_undefined_imports(const ImageSpec *spec, const StringList *impor
   return false;
 }
 
+// The one rule for outputs (base/outputs.c), before anything is opened: --log=INPUT truncated
+// the image it was to read, and -o P with --meta=P.sym wrote the symbols over the spec.
+static void check_job_outputs(const BackendJob *job, const char *meta_path,
+                              const char *bitcode_path, const char *log_path) {
+  output_rule_input(meta_path);
+  output_rule_input(bitcode_path);
+  if (log_path) check_output_path(log_path, "--log");
+  for (size_t i = 0; i <= NUM_CHECKED; i++) {
+    char *path = out_path(job, i < NUM_CHECKED ? checked_outputs[i] : "diag");
+    check_output_path(path, "-o");
+    free(path);
+  }
+}
+
 int backend_job_main(const char *meta_path, const char *bitcode_path, const char *out_prefix,
                      const char *log_path) {
+  BackendJob job = {.out_prefix = out_prefix};
+  check_job_outputs(&job, meta_path, bitcode_path, log_path);
   if (log_path) {
     int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0 || dup2(fd, 2) < 0) {
@@ -689,7 +705,6 @@ int backend_job_main(const char *meta_path, const char *bitcode_path, const char
     }
     close(fd);
   }
-  BackendJob job = {.out_prefix = out_prefix};
   ImageSpec spec;
   char *meta, *errmsg = NULL;
   Buffer bitcode;

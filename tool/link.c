@@ -301,6 +301,8 @@ static void check_link_outputs(LinkOptions *o) {
     free(path);
   }
   check_output_path(o->output, "-o");
+  // The cache directory is made if missing: at -o's path, the link filled it, then failed.
+  if (o->cache_dir) check_output_distinct(o->cache_dir, "--cache-dir");
   if (o->time_trace_flag && !o->time_trace) {
     char *beside = format("%s.time-trace", o->output);
     check_output_path(beside, "--time-trace");

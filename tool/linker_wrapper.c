@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -394,8 +395,33 @@ static bool is_relocatable_elf(const uint8_t *data, size_t size) {
 
 // A damaged object is reported here, naming it: the host linker might not look at the
 // .llvm.offloading section at all, and the device code in it would silently be lost.
+// An image of another offload kind (OpenMP, CUDA, HIP) is an error here: the device link
+// takes SYCL images only and skips the others (with a note under -v), and no other link of
+// this program would take them: their code would be lost, exit 0.
+static void refuse_other_offload_kinds(const char *origin, const uint8_t *data, size_t size) {
+  OffloadEntry *entries;
+  size_t count;
+  char *why;
+  if (offload_binary_parse(data, size, &entries, &count, &why)) {
+    free(why); // the device link reports it, naming the image
+    return;
+  }
+  for (size_t i = 0; i < count; i++)
+    if (entries[i].offload_kind != OFK_SYCL)
+      error(origin, "%s image of offload kind %s (%u) for '%s': the linker-wrapper mode links "
+            "SYCL images only, and no other link would take it",
+            image_kind_name(entries[i].image_kind), offload_kind_name(entries[i].offload_kind),
+            entries[i].offload_kind, offload_entry_get(&entries[i], "triple") ?: "");
+  for (size_t i = 0; i < count; i++)
+    free(entries[i].strings); // the texts point into DATA
+  free(entries);
+}
+
 static bool object_has_device_code(const char *origin, const uint8_t *data, size_t size) {
-  if (is_offload_binary(data, size)) return true;
+  if (is_offload_binary(data, size)) {
+    refuse_other_offload_kinds(origin, data, size);
+    return true;
+  }
   if (!is_relocatable_elf(data, size)) return false;
   SectionBytes *sections;
   size_t count;
@@ -408,6 +434,8 @@ static bool object_has_device_code(const char *origin, const uint8_t *data, size
     free(why);
     return false;
   }
+  for (size_t i = 0; i < count; i++)
+    refuse_other_offload_kinds(origin, sections[i].data, sections[i].size);
   free(sections);
   return count > 0;
 }
@@ -564,6 +592,22 @@ static char *find_static_library(const StringList *dirs, const char *name, bool 
 // A host bitcode input, rewritten (rewrite_host_bitcode) -> the file holding the device code
 // it embeds; the device link reads that file in its place.
 static StrMap host_bitcode_device_code;
+
+// Files the device link writes at the user's request (--device-linker=--reproduce=FILE):
+// one at -o was left there by a failed host link, or replaced by the program unseen.
+static void check_device_link_outputs(const StringList *device_link_args) {
+  static const char *const writing[] = {"--reproduce=", "--time-trace=", "--time-trace-file="};
+  for (size_t i = 0; i < device_link_args->count; i++) {
+    const char *a = device_link_args->items[i];
+    for (size_t k = 0; k < sizeof writing / sizeof *writing; k++) {
+      size_t n = strlen(writing[k]);
+      if (strncmp(a, writing[k], n) || !a[n]) continue;
+      char *option = format("--device-linker=%.*s", (int)(n - 1), a);
+      check_output_path(a + n, option);
+      free(option);
+    }
+  }
+}
 
 // Every file the host link reads, as output_rule_input's: the inputs, and the static
 // libraries -l finds.
@@ -932,7 +976,13 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
   if (!wrapper_added) strlist_push(&argv, xstrdup(wrapper_object));
   int rc = run_step(o, "host link", &argv, NULL);
   int moved;
-  if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
+  struct stat st;
+  if (!rc && !o->dry_run && lstat(partial_output, &st) != 0) {
+    // A "linker" that exits 0 and writes nothing (--linker-path=/bin/true): said as it is,
+    // not as a failed rename.
+    error(o->linker_path, "the host linker exited 0 but wrote no output (%s)", partial_output);
+    rc = -1;
+  } else if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
     error(output, "cannot write the output: %s", strerror(-moved));
     rc = -1;
   }
@@ -957,6 +1007,7 @@ int linker_wrapper_main(int argc, char **argv) {
   // is renamed over the output after a successful link): refused before any step runs.
   record_host_inputs(&o.linker_args);
   check_output_path(output, "-o");
+  check_device_link_outputs(&o.device_link_args);
   char *temp_dir = NULL, *temp_prefix, *device_binary, *wrapper_object;
   if (o.save_temps) {
     temp_prefix = format("%s.sycl.", output);

@@ -128,6 +128,12 @@ static void expand_into(StringList *out, const char *arg, StringList *chain, Str
   Buffer text = {0};
   int rc = read_file(path, &text);
   if (rc) fatal(path, "cannot read response file: %s", read_error_text(rc));
+  // LLVM keeps an argument as a C string, so a NUL ended it and the rest of it, names of
+  // inputs included, was lost without a word (kernels dropped, exit 0): not a text file.
+  const unsigned char *nul = memchr(text.data, 0, text.size);
+  if (nul)
+    fatal(path, "response file holds a NUL byte (at offset %zu): not a text file",
+          (size_t)(nul - text.data));
   StringList args = {0};
   split_response_text((const char *)text.data, text.size, &args);
   free(text.data);

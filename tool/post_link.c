@@ -251,7 +251,7 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
   LLVMModuleRef m;
   char *why = NULL;
   // Bitcode is verified between reading its bodies and the reader's own checks; assembly
-  // after parsing (LLVM's parser verifies nothing, unless the module has debug info).
+  // between parsing and LLVM's debug-info upgrade (which would end the process on it).
   if (is_llvm_bitcode(in->data, in->size)) {
     reading_input_begin(name, "bitcode");
     int unreadable = module_parse_verified(ctx, in->data, in->size, name, &m, &why);
@@ -259,18 +259,11 @@ static LLVMModuleRef parse_input(LLVMContextRef ctx, const char *name, const Buf
     if (unreadable) fatal(name, "%s", why);
     return m;
   }
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-      in->size ? (const char *)in->data : "", in->size, name);
-  char *msg = NULL;
   reading_input_begin(name, "IR");
-  LLVMBool unreadable = LLVMParseIRInContext(ctx, buf, &m, &msg); // takes the buffer over
-  if (!unreadable && module_verify(m, &why)) unreadable = true;
+  int unreadable = bridge_parse_assembly_verified(ctx, in->data, in->size, name, &m, &why) ||
+                   module_verify(m, &why); // the kernels' names
   reading_input_end();
-  if (unreadable) {
-    if (!why) why = xstrdup(msg ? msg : "unreadable module");
-    LLVMDisposeMessage(msg);
-    fatal(name, "%s", why);
-  }
+  if (unreadable) fatal(name, "%s", why);
   return m;
 }
 
