@@ -321,10 +321,13 @@ int module_parse(LLVMContextRef ctx, const uint8_t *data, size_t size, const cha
 // (every module a command reads from its inputs comes this way, once). 0, or -1 with
 // *errmsg: "invalid bitcode: ..." (unreadable) or "invalid module: ..." (the verifier's first
 // line); a kernel whose name holds a line break or a NUL is refused too (it could not be
-// listed). Modules the tool wrote itself, from verified ones, are read with module_parse.
+// listed), and SYCL metadata read as integers that holds something else ("function NAME:
+// !reqd_work_group_size must hold 1 to 3 integer constants"). Modules the tool wrote itself,
+// from verified ones, are read with module_parse.
 int module_parse_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
                           LLVMModuleRef *out, char **errmsg);
-// The same checks on a module read otherwise (LLVM assembly): the verifier, kernel names.
+// The same checks on a module read otherwise (LLVM assembly): the verifier, kernel names,
+// SYCL metadata.
 int module_verify(LLVMModuleRef m, char **errmsg);
 Buffer module_write(LLVMModuleRef m);
 // Runs the new pass manager's pipeline PASSES ("globaldce,...") on M: NULL, or why it failed

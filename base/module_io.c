@@ -4,6 +4,7 @@
 
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include <limits.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
@@ -86,14 +87,97 @@ static int check_kernel_names(LLVMModuleRef m, char **errmsg) {
   return 0;
 }
 
+// The SYCL function metadata read as integers (properties/compute.c, split/split.c,
+// split/virtual.c), in the forms DPC++ and clang write them. LLVM's verifier does not look
+// inside them: a string where a size belongs was read as 0, and intel's sycl-post-link
+// asserts on it. Aspects are bare integers or !{!"name", integer} pairs.
+static const struct {
+  const char *kind;
+  unsigned min, max; // operands
+  bool aspects;
+  const char *holds;
+} sycl_integer_metadata[] = {
+    {"reqd_work_group_size", 1, 3, false, "1 to 3 integer constants"},
+    {"max_work_group_size", 1, 3, false, "1 to 3 integer constants"},
+    {"work_group_num_dim", 1, 1, false, "1 integer constant"},
+    {"intel_reqd_sub_group_size", 1, 1, false, "1 integer constant"},
+    {"max_linear_work_group_size", 1, 1, false, "1 integer constant"},
+    {"sycl_fixed_targets", 0, UINT_MAX, false, "integer constants only"},
+    {"sycl_kernel_omit_args", 0, UINT_MAX, false, "integer constants only"},
+    {"sycl_used_aspects", 0, UINT_MAX, true,
+     "integer constants or !{!\"name\", integer} pairs only"},
+    {"sycl_declared_aspects", 0, UINT_MAX, true,
+     "integer constants or !{!\"name\", integer} pairs only"},
+};
+
+// An integer the readers can take whole (LLVMConstIntGetZExtValue: 64 bits at most).
+static bool is_integer_constant(LLVMValueRef v) {
+  return v && LLVMIsAConstantInt(v) && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64;
+}
+
+static bool is_aspect_pair(LLVMValueRef v) {
+  if (!v || !LLVMIsAMDNode(v) || LLVMGetMDNodeNumOperands(v) != 2) return false;
+  LLVMValueRef pair[2];
+  LLVMGetMDNodeOperands(v, pair);
+  return pair[0] && LLVMIsAMDString(pair[0]) && is_integer_constant(pair[1]);
+}
+
+static bool holds_its_form(LLVMValueRef node, size_t k) {
+  unsigned n = LLVMGetMDNodeNumOperands(node);
+  if (n < sycl_integer_metadata[k].min || n > sycl_integer_metadata[k].max) return false;
+  LLVMValueRef *ops = xcalloc(n + 1, sizeof *ops);
+  LLVMGetMDNodeOperands(node, ops);
+  bool ok = true;
+  for (unsigned i = 0; i < n && ok; i++)
+    ok =
+        is_integer_constant(ops[i]) || (sycl_integer_metadata[k].aspects && is_aspect_pair(ops[i]));
+  free(ops);
+  return ok;
+}
+
+// 0, or -1 with *errmsg "function NAME: !KIND must hold ...", for the first function (in
+// module order) whose metadata is not of its form.
+static int check_sycl_metadata(LLVMModuleRef m, char **errmsg) {
+  enum { KINDS = sizeof sycl_integer_metadata / sizeof *sycl_integer_metadata };
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  unsigned ids[KINDS];
+  for (size_t k = 0; k < KINDS; k++)
+    ids[k] = LLVMGetMDKindIDInContext(ctx, sycl_integer_metadata[k].kind,
+                                      (unsigned)strlen(sycl_integer_metadata[k].kind));
+  int status = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !status; f = LLVMGetNextFunction(f)) {
+    size_t count;
+    LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &count);
+    for (size_t e = 0; e < count && !status; e++) {
+      unsigned id = LLVMValueMetadataEntriesGetKind(entries, (unsigned)e);
+      for (size_t k = 0; k < KINDS && !status; k++) {
+        if (id != ids[k]) continue;
+        LLVMValueRef node =
+            LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, (unsigned)e));
+        if (holds_its_form(node, k)) continue;
+        *errmsg = format("function %s: !%s must hold %s", LLVMGetValueName2(f, &(size_t){0}),
+                         sycl_integer_metadata[k].kind, sycl_integer_metadata[k].holds);
+        status = -1;
+      }
+    }
+    if (entries) LLVMDisposeValueMetadataEntries(entries);
+  }
+  return status;
+}
+
+// What the verifier does not check and the tool relies on: kernel names, SYCL metadata.
+static int check_sycl_module(LLVMModuleRef m, char **errmsg) {
+  return check_kernel_names(m, errmsg) ? -1 : check_sycl_metadata(m, errmsg);
+}
+
 int module_verify(LLVMModuleRef m, char **errmsg) {
-  return bridge_verify_module(m, errmsg) ? -1 : check_kernel_names(m, errmsg);
+  return bridge_verify_module(m, errmsg) ? -1 : check_sycl_module(m, errmsg);
 }
 
 int module_parse_verified(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
                           LLVMModuleRef *out, char **errmsg) {
   if (bridge_read_verified(ctx, data, size, name, out, errmsg)) return -1;
-  if (check_kernel_names(*out, errmsg) == 0) return 0;
+  if (check_sycl_module(*out, errmsg) == 0) return 0;
   LLVMDisposeModule(*out);
   *out = NULL;
   return -1;

@@ -106,7 +106,7 @@ typedef struct {
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v8"); // v8: no entries for ESIMD or GRF-conflict modules
+  cache_hash_tool(&h, "split v9"); // v9: no entries for malformed SYCL metadata
   char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
                          o->canonical_triple);
   cache_hash_string(&h, options);

@@ -18,7 +18,7 @@ define spir_kernel void @k_fp16(ptr addrspace(1) %p) #0 !sycl_used_aspects !2 {
   ret void
 }
 
-define spir_kernel void @k_image() #0 !sycl_used_aspects !3 {
+define spir_kernel void @k_image() #0 !sycl_used_aspects !7 {
   ret void
 }
 
@@ -47,3 +47,4 @@ attributes #0 = { "sycl-module-id"="features.cpp" }
 !4 = !{i32 8}
 !5 = !{i32 64}
 !6 = !{i32 6}
+!7 = !{!3}
