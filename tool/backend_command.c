@@ -23,8 +23,7 @@ int backend_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(backend_usage, stdout);
-      return 0;
+      return print_help(backend_usage);
     } else if ((v = option_value(argc, argv, &i, a, "meta"))) {
       meta = v;
     } else if ((v = option_value(argc, argv, &i, a, "log"))) {

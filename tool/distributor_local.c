@@ -147,8 +147,7 @@ int distribute_local_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(local_usage, stdout);
-      return 0;
+      return print_help(local_usage);
     } else if ((v = option_value(argc, argv, &i, a, "jobs"))) {
       jobs = parse_jobs("--jobs", v);
     } else if (!strncmp(a, "-j", 2)) {
@@ -170,6 +169,7 @@ int distribute_local_main(int argc, char **argv) {
     }
   }
   if (!list) fatal(NULL, "no job list; see 'sycl-thinlto distribute-local --help'");
+  if (count_only) require_standard_output(); // the count is the result
   if (!jobs && getenv("SLURM_CPUS_PER_TASK")) jobs = atoi(getenv("SLURM_CPUS_PER_TASK"));
   if (jobs <= 0) jobs = (int)uv_available_parallelism();
 

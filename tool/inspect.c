@@ -538,8 +538,7 @@ int inspect_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-      fputs(usage, stdout);
-      return 0;
+      return print_help(usage);
     }
     if (!strcmp(arg, "--json"))
       json = true;
@@ -562,6 +561,7 @@ int inspect_main(int argc, char **argv) {
       strlist_push(&files, argv[i]);
   }
   if (!files.count) fatal(NULL, "inspect: no input files; see 'sycl-thinlto inspect --help'");
+  require_standard_output(); // the listing is the result
   // Every file is read before anything is printed, so a bad one leaves no partial output.
   // A linked executable or shared library is read for the images it registers (both
   // wrappers'); everything else as a link reads its inputs.

@@ -143,8 +143,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
     const char *a = raw;
     const char *v;
     if (is_flag(a, "help") || !strcmp(a, "-h")) {
-      fputs(link_usage, stdout);
-      exit(0);
+      exit(print_help(link_usage));
     } else if (is_flag(a, "version")) {
       print_version();
       exit(0);

@@ -321,8 +321,7 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
     } else if (!strcmp(a, "--")) {
       only_linker = true;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-help")) {
-      fputs(wrapper_usage, stdout);
-      exit(0);
+      exit(print_help(wrapper_usage));
     } else if ((v = wrapper_option(a, "host-triple")) && *v) {
       o->host_triple = v;
     } else if ((v = wrapper_option(a, "linker-path")) && *v) {

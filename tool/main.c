@@ -2,8 +2,6 @@
 // The stages themselves live in driver.c and the files it calls.
 #include "tool/tool.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,20 +43,6 @@ static const char *const commands[] = {"link",    "inspect",       "split",     
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
-}
-
-// A standard descriptor the parent left closed is opened on /dev/null before anything else:
-// otherwise the first file we open becomes fd 0, 1 or 2, and what is written "to stderr"
-// lands in it (an error message went into a ThinLTO temporary file).
-static void open_standard_descriptors(void) {
-  for (int fd = 0; fd <= 2; fd++) {
-    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
-    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-    if (opened >= 0 && opened != fd) {
-      dup2(opened, fd);
-      close(opened);
-    }
-  }
 }
 
 static int run(int argc, char **argv) {
@@ -104,8 +88,7 @@ static int run(int argc, char **argv) {
   for (const char *const *c = commands; *c; c++)
     if (!strcmp(cmd, *c)) set_crash_stage(*c);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-    fputs(usage, stdout);
-    return 0;
+    return print_help(usage);
   }
   if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "inspect")) return inspect_main(argc - 1, argv + 1);

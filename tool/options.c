@@ -3,10 +3,12 @@
 #include "tool/tool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <llvm/Config/llvm-config.h>
 
@@ -29,6 +31,43 @@ int parse_jobs(const char *option, const char *text) {
   if (!*text || *end || errno || v < 1 || v > MAX_JOBS)
     fatal(NULL, "%s: expected a number of jobs from 1 to %d, not '%s'", option, MAX_JOBS, text);
   return (int)v;
+}
+
+// Whether the parent left standard output closed: it is opened on /dev/null all the same
+// (open_standard_descriptors), but a result meant for it would vanish there.
+static bool standard_output_closed;
+
+// A standard descriptor the parent left closed is opened on /dev/null before anything else:
+// otherwise the first file we open becomes fd 0, 1 or 2, and what is written "to stderr"
+// lands in it (an error message went into a ThinLTO temporary file).
+void open_standard_descriptors(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    if (fd == 1) standard_output_closed = true;
+    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened >= 0 && opened != fd) {
+      dup2(opened, fd);
+      close(opened);
+    }
+  }
+}
+
+void require_standard_output(void) {
+  if (standard_output_closed) fatal(NULL, "standard output is closed");
+}
+
+// Flushed here: some callers leave by exit(0), past main's check of standard output.
+static void flush_standard_output(void) {
+  errno = 0;
+  if (fflush(stdout) || ferror(stdout))
+    fatal(NULL, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
+}
+
+int print_help(const char *usage) {
+  require_standard_output();
+  fputs(usage, stdout);
+  flush_standard_output();
+  return 0;
 }
 
 void refuse_stdout_output(const char *output) {
@@ -57,8 +96,10 @@ const char *joined_value(const char *arg, const char *name) {
 }
 
 void print_version(void) {
+  require_standard_output();
   printf("sycl-thinlto %s (LLVM %d.%d.%d)\n", SYCL_THINLTO_VERSION, LLVM_VERSION_MAJOR,
          LLVM_VERSION_MINOR, LLVM_VERSION_PATCH);
+  flush_standard_output();
 }
 
 bool asks_for_version(int argc, char **argv) {

@@ -149,8 +149,7 @@ static void parse_post_link(int argc, char **argv, PostLink *p) {
     if (flag) {
       *flag = parse_switch(a, bare, eq ? eq + 1 : NULL);
     } else if (!strcmp(name, "help") || !strcmp(name, "h")) {
-      fputs(post_link_usage, stdout);
-      exit(0);
+      exit(print_help(post_link_usage));
     } else if (!strcmp(a, "-o")) {
       if (++i >= argc) fatal(NULL, "option '-o' needs a value");
       add_output(p, argv[i]);
@@ -680,7 +679,10 @@ static bool is_module_file(const char *rest, const void *arg) {
 static void check_post_link_outputs(const PostLink *p) {
   if (strcmp(p->input, "-")) output_rule_input(p->input);
   for (size_t t = 0; t < p->num_tables; t++)
-    if (strcmp(p->tables[t].file, "-")) check_output_path(p->tables[t].file, "-o");
+    if (strcmp(p->tables[t].file, "-"))
+      check_output_path(p->tables[t].file, "-o");
+    else
+      require_standard_output(); // the table (or the one module) is written there
   if (p->ir_output_only) return;
   char *option = format("-o %s (a module's file)", p->output);
   check_derived_outputs(p->prefix, is_module_file, p, option);

@@ -51,8 +51,7 @@ static void parse_split_command(int argc, char **argv, SplitCommand *c) {
       if (c->input) fatal(a, "only one input file is split at a time");
       c->input = a;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(split_usage, stdout);
-      exit(0);
+      exit(print_help(split_usage));
     } else if (!strcmp(a, "-v")) {
       verbose = true;
     } else if (!strcmp(a, "-o")) {

@@ -19,13 +19,23 @@ const char *joined_value(const char *arg, const char *name);
 // The value of -j / --jobs (OPTION names it in the error): 1 to MAX_JOBS, else fatal.
 enum { MAX_JOBS = 1024 }; // libuv's thread pool holds at most 1024 threads
 int parse_jobs(const char *option, const char *text);
+// Opens a standard descriptor the parent left closed on /dev/null (so that no file of ours
+// becomes fd 0, 1 or 2), noting whether standard output was one of them. First in main.
+void open_standard_descriptors(void);
+// Fatal "standard output is closed" if it was: for what prints its result there (inspect,
+// post-link's "-o -", --help, --version, distribute-local --count), which would vanish.
+void require_standard_output(void);
+// A command's --help: USAGE on standard output (require_standard_output first, flushed and
+// checked: some callers exit(0) past main's check); 0.
+int print_help(const char *usage);
 // "-o -": fatal for a command that writes files only (post-link alone writes its tables to
 // standard output on purpose); a file named '-' is ./-.
 void refuse_stdout_output(const char *output);
 // --aot-aspects=a,b,...: the names (or numbers) appended to ASPECTS; an unknown name is fatal
 // (it would match nothing and silently change which images are made).
 void parse_aspects(const char *option, const char *list, StringList *aspects);
-// `sycl-thinlto 0.1.0 (LLVM 22.1.8)` on stdout: what --version prints on every command.
+// `sycl-thinlto 0.1.0 (LLVM 22.1.8)` on stdout: what --version prints on every command
+// (require_standard_output first, flushed and checked).
 void print_version(void);
 // Whether ARGV (argv[0] a command's name) holds --version before any "--": every command and
 // every name the tool runs under answers it before reading its other options.

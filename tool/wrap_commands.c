@@ -37,8 +37,7 @@ int wrap_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(wrap_usage, stdout);
-      return 0;
+      return print_help(wrap_usage);
     } else if (!strcmp(a, "-o")) {
       if (++i >= argc) fatal(NULL, "option '-o' needs a value");
       output = argv[i];
@@ -122,8 +121,7 @@ int register_host_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(register_usage, stdout);
-      return 0;
+      return print_help(register_usage);
     } else if (!strcmp(a, "-o")) {
       if (++i >= argc) fatal(NULL, "option '-o' needs a value");
       output = argv[i];
