@@ -1,5 +1,6 @@
-// What every command's option parser shares: values of "--name=value" options and the -j
-// count. Each command keeps its own loop over argv; nothing here knows a command's options.
+// What every command's option parser shares: values of "--name=value" options, the -j count,
+// --help and --version, and whether standard output is there to print on. Each command keeps
+// its own loop over argv; nothing here knows a command's options.
 #include "tool/tool.h"
 
 #include <errno.h>
