@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char link_usage[] =
@@ -125,6 +126,15 @@ static int parse_count(const char *what, const char *text, long max) {
   return (int)v;
 }
 
+// A directory to search for device libraries. One that does not exist is searched in vain,
+// as lld does; a file there is an input taken as -L's value (`-L main.o`), never ignored.
+static void add_library_path(LinkOptions *o, const char *option, const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+    fatal(dir, "%s names a file, not a directory to search for libraries", option);
+  strlist_push(&o->library_paths, xstrdup(dir));
+}
+
 static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang_personality) {
   bool only_inputs = false;
   for (int i = 1; i < argc; i++) {
@@ -169,11 +179,11 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
     } else if ((v = option_value(argc, argv, &i, a, "device-libs"))) {
       strlist_split_commas(&o->device_libs, v);
     } else if ((v = option_value(argc, argv, &i, a, "library-path"))) {
-      strlist_push(&o->library_paths, xstrdup(v));
+      add_library_path(o, "--library-path", v);
     } else if (!strncmp(a, "-L", 2)) {
       const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!d) fatal(NULL, "option '-L' needs a value");
-      strlist_push(&o->library_paths, xstrdup(d));
+      add_library_path(o, "-L", d);
     } else if (is_flag(a, "allow-device-image-dependencies")) {
       o->allow_dependencies = true;
     } else if (is_flag(a, "check-imports")) {
