@@ -112,6 +112,28 @@ extern "C" void bridge_handle_bad_alloc(void) {
   llvm::install_out_of_memory_new_handler();
 }
 
+// Verifies MODULE as LLVM's readers do: -1 with *errmsg "invalid module: FIRST LINE" when
+// the verifier rejects it; broken debug info is no error but stripped, with a warning naming
+// NAME (LLVM's readers strip it too, printing the verifier's report raw, naming no file).
+static int verify_as_readers_do(llvm::Module &module, const char *name, char **errmsg) {
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  bool broken_debug_info = false;
+  bool invalid = llvm::verifyModule(module, &os, &broken_debug_info);
+  os.flush();
+  std::string first = report.substr(0, report.find('\n'));
+  const char *why = first.empty() ? "LLVM's verifier rejects it" : first.c_str();
+  if (invalid) {
+    *errmsg = format("invalid module: %s", why);
+    return -1;
+  }
+  if (broken_debug_info) {
+    llvm::StripDebugInfo(module);
+    warning(name, "invalid debug info, dropped: %s", why);
+  }
+  return 0;
+}
+
 // Gap: llvm-c reads a module whole (LLVMParseBitcodeInContext2) before LLVMVerifyModule can
 // see it, and reading it whole verifies a module with debug info itself: an invalid one ends
 // the process through report_fatal_error ("Broken module found"), naming no file. Here the
@@ -135,26 +157,9 @@ extern "C" int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, siz
   if (llvm::Error err = module->materializeMetadata()) return read_error(std::move(err));
   for (llvm::Function &f : *module)
     if (llvm::Error err = f.materialize()) return read_error(std::move(err));
-  std::string report;
-  llvm::raw_string_ostream os(report);
-  bool broken_debug_info = false; // not an error: stripped, as LLVM's readers do
-  if (llvm::verifyModule(*module, &os, &broken_debug_info)) {
-    os.flush();
-    size_t n = report.find('\n');
-    std::string first = report.substr(0, n);
-    *errmsg = format("invalid module: %s", first.empty() ? "LLVM's verifier rejects it"
-                                                         : first.c_str());
-    return -1;
-  }
-  // Stripped here, with a warning naming the input: materializeAll would strip it too, but
-  // only after printing the verifier's whole report raw on stderr, naming no file.
-  if (broken_debug_info) {
-    os.flush();
-    std::string first = report.substr(0, report.find('\n'));
-    llvm::StripDebugInfo(*module);
-    warning(name, "invalid debug info, dropped: %s",
-            first.empty() ? "LLVM's verifier rejects it" : first.c_str());
-  }
+  // Broken debug info stripped here, with a warning naming the input: materializeAll would
+  // strip it too, but only after printing the verifier's whole report raw on stderr.
+  if (verify_as_readers_do(*module, name, errmsg)) return -1;
   if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
   *out = llvm::wrap(module.release());
   return 0;
@@ -224,23 +229,7 @@ extern "C" int bridge_parse_assembly_verified(LLVMContextRef ctx, const uint8_t 
     *errmsg = xstrdup(message.c_str());
     return -1;
   }
-  std::string report;
-  llvm::raw_string_ostream os(report);
-  bool broken_debug_info = false;
-  if (llvm::verifyModule(*module, &os, &broken_debug_info)) {
-    os.flush();
-    std::string first = report.substr(0, report.find('\n'));
-    *errmsg = format("invalid module: %s", first.empty() ? "LLVM's verifier rejects it"
-                                                         : first.c_str());
-    return -1;
-  }
-  if (broken_debug_info) {
-    os.flush();
-    std::string first = report.substr(0, report.find('\n'));
-    llvm::StripDebugInfo(*module);
-    warning(name, "invalid debug info, dropped: %s",
-            first.empty() ? "LLVM's verifier rejects it" : first.c_str());
-  }
+  if (verify_as_readers_do(*module, name, errmsg)) return -1;
   llvm::UpgradeDebugInfo(*module);
   *out = llvm::wrap(module.release());
   return 0;
