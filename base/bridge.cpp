@@ -114,8 +114,10 @@ extern "C" void bridge_handle_bad_alloc(void) {
 
 // Verifies MODULE as LLVM's readers do: -1 with *errmsg "invalid module: FIRST LINE" when
 // the verifier rejects it; broken debug info is no error but stripped, with a warning naming
-// NAME (LLVM's readers strip it too, printing the verifier's report raw, naming no file).
-static int verify_as_readers_do(llvm::Module &module, const char *name, char **errmsg) {
+// NAME unless QUIET (LLVM's readers strip it too, printing the verifier's report raw, naming
+// no file).
+static int verify_as_readers_do(llvm::Module &module, const char *name, bool quiet,
+                                char **errmsg) {
   std::string report;
   llvm::raw_string_ostream os(report);
   bool broken_debug_info = false;
@@ -129,8 +131,37 @@ static int verify_as_readers_do(llvm::Module &module, const char *name, char **e
   }
   if (broken_debug_info) {
     llvm::StripDebugInfo(module);
-    warning(name, "invalid debug info, dropped: %s", why);
+    if (!quiet) warning(name, "invalid debug info, dropped: %s", why);
   }
+  return 0;
+}
+
+// The two bitcode readers below: the bodies read one by one (the module stays
+// materializable, so the reader's own check has not run) and verified, then the module
+// finished the reader's way (materializeAll: auto-upgrades). WHOLE: only a module with debug
+// info is verified (the one the reader itself would verify), broken debug info quietly.
+static int read_bitcode(LLVMContextRef ctx, const uint8_t *data, size_t size, const char *name,
+                        bool whole, LLVMModuleRef *out, char **errmsg) {
+  *out = nullptr;
+  llvm::MemoryBufferRef buffer(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), name);
+  auto read_error = [&](llvm::Error err) {
+    std::string why = llvm::toString(std::move(err));
+    *errmsg = format("invalid bitcode: %s", why.c_str());
+    return -1;
+  };
+  llvm::Expected<std::unique_ptr<llvm::Module>> lazy =
+      llvm::getLazyBitcodeModule(buffer, *llvm::unwrap(ctx));
+  if (!lazy) return read_error(lazy.takeError());
+  std::unique_ptr<llvm::Module> module = std::move(*lazy);
+  if (llvm::Error err = module->materializeMetadata()) return read_error(std::move(err));
+  if (!whole || llvm::getDebugMetadataVersionFromModule(*module) == llvm::DEBUG_METADATA_VERSION) {
+    for (llvm::Function &f : *module)
+      if (llvm::Error err = f.materialize()) return read_error(std::move(err));
+    if (verify_as_readers_do(*module, name, whole, errmsg)) return -1;
+  }
+  if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
+  *out = llvm::wrap(module.release());
   return 0;
 }
 
@@ -142,27 +173,7 @@ static int verify_as_readers_do(llvm::Module &module, const char *name, char **e
 // finished the reader's way (materializeAll: auto-upgrades, debug info stripped if broken).
 extern "C" int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, size_t size,
                                     const char *name, LLVMModuleRef *out, char **errmsg) {
-  *out = nullptr;
-  llvm::MemoryBufferRef buffer(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size), name);
-  auto read_error = [&](llvm::Error err) {
-    std::string why = llvm::toString(std::move(err));
-    *errmsg = format("invalid bitcode: %s", why.c_str());
-    return -1;
-  };
-  llvm::Expected<std::unique_ptr<llvm::Module>> lazy =
-      llvm::getLazyBitcodeModule(buffer, *llvm::unwrap(ctx));
-  if (!lazy) return read_error(lazy.takeError());
-  std::unique_ptr<llvm::Module> module = std::move(*lazy);
-  if (llvm::Error err = module->materializeMetadata()) return read_error(std::move(err));
-  for (llvm::Function &f : *module)
-    if (llvm::Error err = f.materialize()) return read_error(std::move(err));
-  // Broken debug info stripped here, with a warning naming the input: materializeAll would
-  // strip it too, but only after printing the verifier's whole report raw on stderr.
-  if (verify_as_readers_do(*module, name, errmsg)) return -1;
-  if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
-  *out = llvm::wrap(module.release());
-  return 0;
+  return read_bitcode(ctx, data, size, name, false, out, errmsg);
 }
 
 // Gap: LLVMParseBitcodeInContext2 reads a module whole, and LLVM's reader then verifies a
@@ -173,32 +184,7 @@ extern "C" int bridge_read_verified(LLVMContextRef ctx, const uint8_t *data, siz
 // with debug info is verified, as the reader itself would.
 extern "C" int bridge_read_whole(LLVMContextRef ctx, const uint8_t *data, size_t size,
                                  const char *name, LLVMModuleRef *out, char **errmsg) {
-  *out = nullptr;
-  llvm::MemoryBufferRef buffer(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size), name);
-  auto read_error = [&](llvm::Error err) {
-    std::string why = llvm::toString(std::move(err));
-    *errmsg = format("invalid bitcode: %s", why.c_str());
-    return -1;
-  };
-  llvm::Expected<std::unique_ptr<llvm::Module>> lazy =
-      llvm::getLazyBitcodeModule(buffer, *llvm::unwrap(ctx));
-  if (!lazy) return read_error(lazy.takeError());
-  std::unique_ptr<llvm::Module> module = std::move(*lazy);
-  if (llvm::Error err = module->materializeMetadata()) return read_error(std::move(err));
-  if (llvm::getDebugMetadataVersionFromModule(*module) == llvm::DEBUG_METADATA_VERSION) {
-    for (llvm::Function &f : *module)
-      if (llvm::Error err = f.materialize()) return read_error(std::move(err));
-    bool broken_debug_info = false;
-    if (llvm::verifyModule(*module, nullptr, &broken_debug_info)) {
-      *errmsg = format("invalid module: LLVM's verifier rejects it");
-      return -1;
-    }
-    if (broken_debug_info) llvm::StripDebugInfo(*module);
-  }
-  if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
-  *out = llvm::wrap(module.release());
-  return 0;
+  return read_bitcode(ctx, data, size, name, true, out, errmsg);
 }
 
 // Gap: LLVMParseIRInContext runs LLVM's debug-info upgrade on LLVM assembly, which verifies a
@@ -229,7 +215,7 @@ extern "C" int bridge_parse_assembly_verified(LLVMContextRef ctx, const uint8_t 
     *errmsg = xstrdup(message.c_str());
     return -1;
   }
-  if (verify_as_readers_do(*module, name, errmsg)) return -1;
+  if (verify_as_readers_do(*module, name, false, errmsg)) return -1;
   llvm::UpgradeDebugInfo(*module);
   *out = llvm::wrap(module.release());
   return 0;
