@@ -68,11 +68,12 @@ sanitize: deps
 # ThreadSanitizer build: the parallel stages under TSan (test/lit/link/parallel.test runs
 # -j4 links). atexit_sleep_ms=0: TSan otherwise sleeps 1 s before a process exits, after the
 # link has written its output, and a signal arriving then is lost (exit status 0), which
-# signals.test's kills at 60% of a link's time can hit.
+# signals.test's kills at 60% of a link's time can hit. allocator_may_return_null: a failed
+# allocation reaches our out-of-memory error (errors/out-of-memory.test), as under ASan.
 tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DTSAN=ON >/dev/null
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS=suppressions=$(CURDIR)/test/tsan.supp:atexit_sleep_ms=0 \
+	cd build-tsan && TSAN_OPTIONS=suppressions=$(CURDIR)/test/tsan.supp:atexit_sleep_ms=0:allocator_may_return_null=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets (test/fuzz/README.md), clang-22 with ASan + UBSan in build-fuzz: each runs

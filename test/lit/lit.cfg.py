@@ -24,9 +24,12 @@ config.substitutions.append(("%build_dir", os.path.dirname(config.bin_dir)))
 # An OpenCL ICD to run kernels on: `%if pocl %{ ./app %}` runs a program only where pocl is.
 if os.path.exists("/etc/OpenCL/vendors/pocl.icd"):
     config.available_features.add("pocl")
-# Sanitizer builds: `REQUIRES: asan` for tests of what only they can check (leaks.test).
+# Sanitizer builds: `REQUIRES: asan` for tests of what only they can check (leaks.test),
+# `UNSUPPORTED: asan, tsan` for those whose time limits a sanitizer's slowness breaks.
 if getattr(config, "sanitize", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
+if getattr(config, "tsan", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("tsan")
 # Root in a private mount namespace (unshare -m): tests that need a small, full file system
 # mount a tmpfs there (`REQUIRES: mount`); nothing outside the test sees it.
 import subprocess
