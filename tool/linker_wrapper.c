@@ -555,6 +555,8 @@ static bool takes_separate_value(const char *a) {
                                       "-plugin-opt",
                                       "-L",
                                       "-l",
+                                      "--library-path",
+                                      "--library",
                                       "-a",
                                       "-f",
                                       "-F",
@@ -565,6 +567,42 @@ static bool takes_separate_value(const char *a) {
   for (const char *const *n = names; *n; n++)
     if (!strcmp(a, *n)) return true;
   return false;
+}
+
+// The value of a host linker option in any of its spellings, GNU ld's and lld's alike: -XVALUE,
+// -X VALUE, --LONG=VALUE, --LONG VALUE; *i moves past a separate value. NULL: not that option.
+// (The long spellings were missed: `--library=NAME` kept its archive's kernels out of the
+// device link, exit 0, a program without them.)
+static const char *linker_option_value(const StringList *args, size_t *i, const char *short_name,
+                                       const char *long_name) {
+  const char *a = args->items[*i];
+  size_t n = strlen(long_name);
+  if (!strncmp(a, short_name, 2)) {
+    if (a[2]) return a + 2;
+  } else if (!strncmp(a, long_name, n) && a[n] == '=') {
+    return a + n + 1;
+  } else if (strcmp(a, long_name)) {
+    return NULL;
+  }
+  return *i + 1 < args->count ? args->items[++*i] : "";
+}
+
+// -L DIR, --library-path=DIR: a directory -l searches.
+static const char *library_path_option(const StringList *args, size_t *i) {
+  return linker_option_value(args, i, "-L", "--library-path");
+}
+
+// -l NAME, --library=NAME: a library to search for.
+static const char *library_option(const StringList *args, size_t *i) {
+  return linker_option_value(args, i, "-l", "--library");
+}
+
+// Every directory -l searches: -L applies to every -l, wherever it stands.
+static void collect_library_paths(const StringList *args, StringList *dirs) {
+  for (size_t i = 0; i < args->count; i++) {
+    const char *d = library_path_option(args, &i);
+    if (d) strlist_push(dirs, xstrdup(d));
+  }
 }
 
 // A -l library as the host linker finds it: NULL for a shared library (it registers its own
@@ -612,15 +650,11 @@ static void check_device_link_outputs(const StringList *device_link_args) {
 // libraries -l finds.
 static void record_host_inputs(const StringList *args) {
   StringList dirs = {0};
-  for (size_t i = 0; i < args->count; i++)
-    if (!strncmp(args->items[i], "-L", 2))
-      strlist_push(&dirs, xstrdup(args->items[i][2]     ? args->items[i] + 2
-                                  : i + 1 < args->count ? args->items[i + 1]
-                                                        : ""));
+  collect_library_paths(args, &dirs);
   for (size_t i = 0; i < args->count; i++) {
     const char *a = args->items[i];
-    if (!strncmp(a, "-l", 2)) {
-      const char *library = a[2] ? a + 2 : i + 1 < args->count ? args->items[++i] : "";
+    const char *library = library_option(args, &i);
+    if (library) {
       char *path = find_static_library(&dirs, library, true);
       if (path) output_rule_input(path);
       free(path);
@@ -635,18 +669,13 @@ static void record_host_inputs(const StringList *args) {
 
 static void collect_device_inputs(const StringList *args, StringList *device_inputs) {
   StringList dirs = {0}, candidates = {0};
-  for (size_t i = 0; i < args->count; i++) // -L applies to every -l, wherever it stands
-    if (!strncmp(args->items[i], "-L", 2))
-      strlist_push(&dirs, xstrdup(args->items[i][2]     ? args->items[i] + 2
-                                  : i + 1 < args->count ? args->items[i + 1]
-                                                        : ""));
+  collect_library_paths(args, &dirs);
   bool static_only = false;
   for (size_t i = 0; i < args->count; i++) {
     const char *a = args->items[i];
     if (!strcmp(a, "-static") || !strcmp(a, "-Bstatic")) static_only = true;
     if (!strcmp(a, "-Bdynamic")) static_only = false;
-    const char *library = NULL;
-    if (!strncmp(a, "-l", 2)) library = a[2] ? a + 2 : i + 1 < args->count ? args->items[++i] : "";
+    const char *library = library_option(args, &i);
     if (library) {
       char *path = find_static_library(&dirs, library, static_only);
       if (path) strlist_push(&candidates, path);
@@ -958,7 +987,7 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
   bool wrapper_added = !wrapper_object;
   for (size_t i = 0; i < o->linker_args.count; i++) {
     const char *a = o->linker_args.items[i];
-    if (!wrapper_added && !strncmp(a, "-l", 2)) {
+    if (!wrapper_added && (!strncmp(a, "-l", 2) || !strncmp(a, "--library", 9))) {
       strlist_push(&argv, xstrdup(wrapper_object));
       wrapper_added = true;
     }
