@@ -344,6 +344,10 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
     } else if ((v = wrapper_option(a, "device-linker")) && *v) {
       const char *arg = device_argument(v);
       if (arg) strlist_push(&o->device_link_args, xstrdup(arg));
+      // The device link keeps its images beside its -o: beside OUT.sycl.bin, not in our
+      // temporary directory, which they kept from being removed (left in TMPDIR unseen).
+      if (arg && (!strcmp(arg, "--save-temps") || !strcmp(arg, "-save-temps")))
+        o->save_temps = true;
     } else if ((v = wrapper_option(a, "device-compiler")) && *v) {
       note("%s: the device link runs no device compiler; ignored", a);
     } else if (take_sycl_option(o, a)) {
