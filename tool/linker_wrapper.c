@@ -1039,6 +1039,14 @@ int linker_wrapper_main(int argc, char **argv) {
   // is renamed over the output after a successful link): refused before any step runs.
   record_host_inputs(&o.linker_args);
   check_output_path(output, "-o");
+  // The device link's bare --time-trace writes beside its output, in our temporary
+  // directory, which it then kept from being removed (left in TMPDIR unseen): beside -o.
+  for (size_t i = 0; i < o.device_link_args.count; i++) {
+    char **a = &o.device_link_args.items[i];
+    if (strcmp(*a, "--time-trace") && strcmp(*a, "-time-trace")) continue;
+    free(*a);
+    *a = format("--time-trace=%s.sycl.time-trace", output);
+  }
   check_device_link_outputs(&o.device_link_args);
   char *temp_dir = NULL, *temp_prefix, *device_binary, *wrapper_object;
   if (o.save_temps) {
