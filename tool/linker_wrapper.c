@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -671,17 +672,45 @@ static void record_host_inputs(const StringList *args) {
   strlist_free(&dirs);
 }
 
+// Whether -l finds static libraries only from here on, as the host linker tracks it: -Bstatic
+// and its synonyms (-dn, -non_shared, -static), -Bdynamic and its (-dy, -call_shared), and
+// --push-state/--pop-state, each with one dash or two. (-dn and -non_shared were missed: the
+// wrapper took the shared library, ld the archive, whose kernels were dropped, exit 0.)
+typedef struct {
+  bool static_only;
+  uint64_t pushed; // the states --push-state saved, a bit each (deeper ones are dropped)
+  unsigned depth;
+} LinkMode;
+
+static void track_link_mode(LinkMode *m, const char *a) {
+  static const char *const statics[] = {"Bstatic", "dn", "non_shared", "static", NULL};
+  static const char *const dynamics[] = {"Bdynamic", "dy", "call_shared", NULL};
+  if (a[0] != '-') return;
+  const char *name = a + (a[1] == '-' ? 2 : 1);
+  for (const char *const *n = statics; *n; n++)
+    if (!strcmp(name, *n)) m->static_only = true;
+  for (const char *const *n = dynamics; *n; n++)
+    if (!strcmp(name, *n)) m->static_only = false;
+  if (!strcmp(name, "push-state")) {
+    m->pushed = m->pushed << 1 | m->static_only;
+    m->depth++;
+  } else if (!strcmp(name, "pop-state") && m->depth) {
+    m->static_only = m->pushed & 1;
+    m->pushed >>= 1;
+    m->depth--;
+  }
+}
+
 static void collect_device_inputs(const StringList *args, StringList *device_inputs) {
   StringList dirs = {0}, candidates = {0};
   collect_library_paths(args, &dirs);
-  bool static_only = false;
+  LinkMode mode = {0};
   for (size_t i = 0; i < args->count; i++) {
     const char *a = args->items[i];
-    if (!strcmp(a, "-static") || !strcmp(a, "-Bstatic")) static_only = true;
-    if (!strcmp(a, "-Bdynamic")) static_only = false;
+    track_link_mode(&mode, a);
     const char *library = library_option(args, &i);
     if (library) {
-      char *path = find_static_library(&dirs, library, static_only);
+      char *path = find_static_library(&dirs, library, mode.static_only);
       if (path) strlist_push(&candidates, path);
     } else if (a[0] == '-') {
       i += takes_separate_value(a);
