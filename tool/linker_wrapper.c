@@ -504,6 +504,44 @@ static char *write_embedded_device_code(const char *origin, const uint8_t *data,
   return path;
 }
 
+// A thin archive (`ar rcsT`) names its members' files in its name table ("//"), relative to
+// its own directory. The device link does not read thin archives; one whose members carry
+// device code is an error here (it was taken for host code: its kernels dropped, exit 0).
+static void check_thin_archive(const char *path, const uint8_t *data, size_t size) {
+  size_t at = 8;
+  while (at + 60 <= size) {
+    const uint8_t *header = data + at;
+    char field[11] = {0};
+    memcpy(field, header + 48, 10);
+    size_t length = strtoull(field, NULL, 10);
+    at += 60;
+    if (memcmp(header, "//              ", 16)) {
+      if (!memcmp(header, "/               ", 16)) at += length + (length & 1);
+      continue; // a member: its data is in its own file
+    }
+    if (length > size - at) return;
+    const char *dir_end = strrchr(path, '/');
+    for (size_t start = at, end; start < at + length; start = end + 1) {
+      const uint8_t *nl = memchr(data + start, '\n', at + length - start);
+      end = nl ? (size_t)(nl - data) : at + length;
+      size_t n = end - start;
+      if (n && data[start + n - 1] == '/') n--;
+      if (!n) continue;
+      char *member = data[start] == '/' || !dir_end
+                         ? format("%.*s", (int)n, (const char *)data + start)
+                         : format("%.*s/%.*s", (int)(dir_end - path), path, (int)n,
+                                  (const char *)data + start);
+      Buffer file = {0};
+      if (!read_file(member, &file) && object_has_device_code(member, file.data, file.size))
+        error(path, "thin archive member %s holds device code, which the device link does not "
+                    "read from a thin archive; make a regular one with 'llvm-ar rcs'", member);
+      free(file.data);
+      free(member);
+    }
+    return;
+  }
+}
+
 static bool file_has_device_code(const char *path, StringList *device_inputs) {
   Buffer file = {0};
   int rc = read_file(path, &file);
@@ -529,8 +567,11 @@ static bool file_has_device_code(const char *path, StringList *device_inputs) {
       }
       free(members);
     } else {
-      // Thin archives hold host code only here (ours are never thin); others are damaged.
-      if (file.size < 8 || memcmp(file.data, "!<thin>\n", 8)) error(path, "%s", why);
+      // A thin archive of host code is the host linker's; others are damaged.
+      if (file.size < 8 || memcmp(file.data, "!<thin>\n", 8))
+        error(path, "%s", why);
+      else
+        check_thin_archive(path, file.data, file.size);
       free(why);
     }
   } else {
