@@ -742,6 +742,57 @@ static void track_link_mode(LinkMode *m, const char *a) {
   }
 }
 
+// A -l library whose lib<name>.so is a GNU ld script (`GROUP ( libfoo.so.1 libfoo.a )`, as
+// libc's, or `INPUT(libfoo.a)`): the archives and objects it names are the host link's too
+// (they were missed: taken for a shared library, their kernels dropped, exit 0). Shared
+// libraries it names register their own device code; nested scripts are not followed.
+static void add_linker_script_inputs(const StringList *dirs, const char *name, bool static_only,
+                                     StringList *candidates) {
+  if (static_only || name[0] == ':') return;
+  for (size_t i = 0; i < dirs->count; i++) {
+    char *script = format("%s/lib%s.so", dirs->items[i], name);
+    Buffer file = {0};
+    bool found = access(script, R_OK) == 0;
+    if (!found || read_file(script, &file) || file.size > (1 << 20) ||
+        (file.size >= 4 && !memcmp(file.data, "\x7f" "ELF", 4)) ||
+        memchr(file.data, 0, file.size)) {
+      free(file.data);
+      free(script);
+      if (found) return;
+      continue;
+    }
+    char *text = xstrndup((const char *)file.data, file.size);
+    free(file.data);
+    for (char *c = strstr(text, "/*"); c; c = strstr(c, "/*")) { // comments
+      char *end = strstr(c + 2, "*/");
+      memset(c, ' ', end ? (size_t)(end + 2 - c) : strlen(c));
+    }
+    for (char *c = text; *c; c++)
+      if (*c == '(' || *c == ')' || *c == ',') *c = ' ';
+    char *save = NULL;
+    for (char *t = strtok_r(text, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+      char *path = NULL;
+      if (!strncmp(t, "-l", 2)) {
+        path = find_static_library(dirs, t + 2, false);
+      } else if (strchr(t, '.') && !strstr(t, ".so")) { // an archive or object, by path
+        const char *slash = strrchr(script, '/');
+        path = t[0] == '/' ? xstrdup(t) : format("%.*s/%s", (int)(slash - script), script, t);
+        if (access(path, R_OK) != 0) {
+          free(path);
+          path = NULL;
+        }
+      }
+      if (path && !strlist_contains(candidates, path))
+        strlist_push(candidates, path);
+      else
+        free(path);
+    }
+    free(text);
+    free(script);
+    return;
+  }
+}
+
 static void collect_device_inputs(const StringList *args, StringList *device_inputs) {
   StringList dirs = {0}, candidates = {0};
   collect_library_paths(args, &dirs);
@@ -752,7 +803,10 @@ static void collect_device_inputs(const StringList *args, StringList *device_inp
     const char *library = library_option(args, &i);
     if (library) {
       char *path = find_static_library(&dirs, library, mode.static_only);
-      if (path) strlist_push(&candidates, path);
+      if (path)
+        strlist_push(&candidates, path);
+      else
+        add_linker_script_inputs(&dirs, library, mode.static_only, &candidates);
     } else if (a[0] == '-') {
       i += takes_separate_value(a);
     } else if (access(a, R_OK) == 0) {
