@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,6 +345,10 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
     } else if ((v = wrapper_option(a, "device-linker")) && *v) {
       const char *arg = device_argument(v);
       if (arg) strlist_push(&o->device_link_args, xstrdup(arg));
+      // The device link keeps its images beside its -o: beside OUT.sycl.bin, not in our
+      // temporary directory, which they kept from being removed (left in TMPDIR unseen).
+      if (arg && (!strcmp(arg, "--save-temps") || !strcmp(arg, "-save-temps")))
+        o->save_temps = true;
     } else if ((v = wrapper_option(a, "device-compiler")) && *v) {
       note("%s: the device link runs no device compiler; ignored", a);
     } else if (take_sycl_option(o, a)) {
@@ -499,6 +504,44 @@ static char *write_embedded_device_code(const char *origin, const uint8_t *data,
   return path;
 }
 
+// A thin archive (`ar rcsT`) names its members' files in its name table ("//"), relative to
+// its own directory. The device link does not read thin archives; one whose members carry
+// device code is an error here (it was taken for host code: its kernels dropped, exit 0).
+static void check_thin_archive(const char *path, const uint8_t *data, size_t size) {
+  size_t at = 8;
+  while (at + 60 <= size) {
+    const uint8_t *header = data + at;
+    char field[11] = {0};
+    memcpy(field, header + 48, 10);
+    size_t length = strtoull(field, NULL, 10);
+    at += 60;
+    if (memcmp(header, "//              ", 16)) {
+      if (!memcmp(header, "/               ", 16)) at += length + (length & 1);
+      continue; // a member: its data is in its own file
+    }
+    if (length > size - at) return;
+    const char *dir_end = strrchr(path, '/');
+    for (size_t start = at, end; start < at + length; start = end + 1) {
+      const uint8_t *nl = memchr(data + start, '\n', at + length - start);
+      end = nl ? (size_t)(nl - data) : at + length;
+      size_t n = end - start;
+      if (n && data[start + n - 1] == '/') n--;
+      if (!n) continue;
+      char *member = data[start] == '/' || !dir_end
+                         ? format("%.*s", (int)n, (const char *)data + start)
+                         : format("%.*s/%.*s", (int)(dir_end - path), path, (int)n,
+                                  (const char *)data + start);
+      Buffer file = {0};
+      if (!read_file(member, &file) && object_has_device_code(member, file.data, file.size))
+        error(path, "thin archive member %s holds device code, which the device link does not "
+                    "read from a thin archive; make a regular one with 'llvm-ar rcs'", member);
+      free(file.data);
+      free(member);
+    }
+    return;
+  }
+}
+
 static bool file_has_device_code(const char *path, StringList *device_inputs) {
   Buffer file = {0};
   int rc = read_file(path, &file);
@@ -524,8 +567,11 @@ static bool file_has_device_code(const char *path, StringList *device_inputs) {
       }
       free(members);
     } else {
-      // Thin archives hold host code only here (ours are never thin); others are damaged.
-      if (file.size < 8 || memcmp(file.data, "!<thin>\n", 8)) error(path, "%s", why);
+      // A thin archive of host code is the host linker's; others are damaged.
+      if (file.size < 8 || memcmp(file.data, "!<thin>\n", 8))
+        error(path, "%s", why);
+      else
+        check_thin_archive(path, file.data, file.size);
       free(why);
     }
   } else {
@@ -555,6 +601,8 @@ static bool takes_separate_value(const char *a) {
                                       "-plugin-opt",
                                       "-L",
                                       "-l",
+                                      "--library-path",
+                                      "--library",
                                       "-a",
                                       "-f",
                                       "-F",
@@ -565,6 +613,42 @@ static bool takes_separate_value(const char *a) {
   for (const char *const *n = names; *n; n++)
     if (!strcmp(a, *n)) return true;
   return false;
+}
+
+// The value of a host linker option in any of its spellings, GNU ld's and lld's alike: -XVALUE,
+// -X VALUE, --LONG=VALUE, --LONG VALUE; *i moves past a separate value. NULL: not that option.
+// (The long spellings were missed: `--library=NAME` kept its archive's kernels out of the
+// device link, exit 0, a program without them.)
+static const char *linker_option_value(const StringList *args, size_t *i, const char *short_name,
+                                       const char *long_name) {
+  const char *a = args->items[*i];
+  size_t n = strlen(long_name);
+  if (!strncmp(a, short_name, 2)) {
+    if (a[2]) return a + 2;
+  } else if (!strncmp(a, long_name, n) && a[n] == '=') {
+    return a + n + 1;
+  } else if (strcmp(a, long_name)) {
+    return NULL;
+  }
+  return *i + 1 < args->count ? args->items[++*i] : "";
+}
+
+// -L DIR, --library-path=DIR: a directory -l searches.
+static const char *library_path_option(const StringList *args, size_t *i) {
+  return linker_option_value(args, i, "-L", "--library-path");
+}
+
+// -l NAME, --library=NAME: a library to search for.
+static const char *library_option(const StringList *args, size_t *i) {
+  return linker_option_value(args, i, "-l", "--library");
+}
+
+// Every directory -l searches: -L applies to every -l, wherever it stands.
+static void collect_library_paths(const StringList *args, StringList *dirs) {
+  for (size_t i = 0; i < args->count; i++) {
+    const char *d = library_path_option(args, &i);
+    if (d) strlist_push(dirs, xstrdup(d));
+  }
 }
 
 // A -l library as the host linker finds it: NULL for a shared library (it registers its own
@@ -612,15 +696,11 @@ static void check_device_link_outputs(const StringList *device_link_args) {
 // libraries -l finds.
 static void record_host_inputs(const StringList *args) {
   StringList dirs = {0};
-  for (size_t i = 0; i < args->count; i++)
-    if (!strncmp(args->items[i], "-L", 2))
-      strlist_push(&dirs, xstrdup(args->items[i][2]     ? args->items[i] + 2
-                                  : i + 1 < args->count ? args->items[i + 1]
-                                                        : ""));
+  collect_library_paths(args, &dirs);
   for (size_t i = 0; i < args->count; i++) {
     const char *a = args->items[i];
-    if (!strncmp(a, "-l", 2)) {
-      const char *library = a[2] ? a + 2 : i + 1 < args->count ? args->items[++i] : "";
+    const char *library = library_option(args, &i);
+    if (library) {
       char *path = find_static_library(&dirs, library, true);
       if (path) output_rule_input(path);
       free(path);
@@ -633,23 +713,100 @@ static void record_host_inputs(const StringList *args) {
   strlist_free(&dirs);
 }
 
+// Whether -l finds static libraries only from here on, as the host linker tracks it: -Bstatic
+// and its synonyms (-dn, -non_shared, -static), -Bdynamic and its (-dy, -call_shared), and
+// --push-state/--pop-state, each with one dash or two. (-dn and -non_shared were missed: the
+// wrapper took the shared library, ld the archive, whose kernels were dropped, exit 0.)
+typedef struct {
+  bool static_only;
+  uint64_t pushed; // the states --push-state saved, a bit each (deeper ones are dropped)
+  unsigned depth;
+} LinkMode;
+
+static void track_link_mode(LinkMode *m, const char *a) {
+  static const char *const statics[] = {"Bstatic", "dn", "non_shared", "static", NULL};
+  static const char *const dynamics[] = {"Bdynamic", "dy", "call_shared", NULL};
+  if (a[0] != '-') return;
+  const char *name = a + (a[1] == '-' ? 2 : 1);
+  for (const char *const *n = statics; *n; n++)
+    if (!strcmp(name, *n)) m->static_only = true;
+  for (const char *const *n = dynamics; *n; n++)
+    if (!strcmp(name, *n)) m->static_only = false;
+  if (!strcmp(name, "push-state")) {
+    m->pushed = m->pushed << 1 | m->static_only;
+    m->depth++;
+  } else if (!strcmp(name, "pop-state") && m->depth) {
+    m->static_only = m->pushed & 1;
+    m->pushed >>= 1;
+    m->depth--;
+  }
+}
+
+// A -l library whose lib<name>.so is a GNU ld script (`GROUP ( libfoo.so.1 libfoo.a )`, as
+// libc's, or `INPUT(libfoo.a)`): the archives and objects it names are the host link's too
+// (they were missed: taken for a shared library, their kernels dropped, exit 0). Shared
+// libraries it names register their own device code; nested scripts are not followed.
+static void add_linker_script_inputs(const StringList *dirs, const char *name, bool static_only,
+                                     StringList *candidates) {
+  if (static_only || name[0] == ':') return;
+  for (size_t i = 0; i < dirs->count; i++) {
+    char *script = format("%s/lib%s.so", dirs->items[i], name);
+    Buffer file = {0};
+    bool found = access(script, R_OK) == 0;
+    if (!found || read_file(script, &file) || file.size > (1 << 20) ||
+        (file.size >= 4 && !memcmp(file.data, "\x7f" "ELF", 4)) ||
+        memchr(file.data, 0, file.size)) {
+      free(file.data);
+      free(script);
+      if (found) return;
+      continue;
+    }
+    char *text = xstrndup((const char *)file.data, file.size);
+    free(file.data);
+    for (char *c = strstr(text, "/*"); c; c = strstr(c, "/*")) { // comments
+      char *end = strstr(c + 2, "*/");
+      memset(c, ' ', end ? (size_t)(end + 2 - c) : strlen(c));
+    }
+    for (char *c = text; *c; c++)
+      if (*c == '(' || *c == ')' || *c == ',') *c = ' ';
+    char *save = NULL;
+    for (char *t = strtok_r(text, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+      char *path = NULL;
+      if (!strncmp(t, "-l", 2)) {
+        path = find_static_library(dirs, t + 2, false);
+      } else if (strchr(t, '.') && !strstr(t, ".so")) { // an archive or object, by path
+        const char *slash = strrchr(script, '/');
+        path = t[0] == '/' ? xstrdup(t) : format("%.*s/%s", (int)(slash - script), script, t);
+        if (access(path, R_OK) != 0) {
+          free(path);
+          path = NULL;
+        }
+      }
+      if (path && !strlist_contains(candidates, path))
+        strlist_push(candidates, path);
+      else
+        free(path);
+    }
+    free(text);
+    free(script);
+    return;
+  }
+}
+
 static void collect_device_inputs(const StringList *args, StringList *device_inputs) {
   StringList dirs = {0}, candidates = {0};
-  for (size_t i = 0; i < args->count; i++) // -L applies to every -l, wherever it stands
-    if (!strncmp(args->items[i], "-L", 2))
-      strlist_push(&dirs, xstrdup(args->items[i][2]     ? args->items[i] + 2
-                                  : i + 1 < args->count ? args->items[i + 1]
-                                                        : ""));
-  bool static_only = false;
+  collect_library_paths(args, &dirs);
+  LinkMode mode = {0};
   for (size_t i = 0; i < args->count; i++) {
     const char *a = args->items[i];
-    if (!strcmp(a, "-static") || !strcmp(a, "-Bstatic")) static_only = true;
-    if (!strcmp(a, "-Bdynamic")) static_only = false;
-    const char *library = NULL;
-    if (!strncmp(a, "-l", 2)) library = a[2] ? a + 2 : i + 1 < args->count ? args->items[++i] : "";
+    track_link_mode(&mode, a);
+    const char *library = library_option(args, &i);
     if (library) {
-      char *path = find_static_library(&dirs, library, static_only);
-      if (path) strlist_push(&candidates, path);
+      char *path = find_static_library(&dirs, library, mode.static_only);
+      if (path)
+        strlist_push(&candidates, path);
+      else
+        add_linker_script_inputs(&dirs, library, mode.static_only, &candidates);
     } else if (a[0] == '-') {
       i += takes_separate_value(a);
     } else if (access(a, R_OK) == 0) {
@@ -958,7 +1115,7 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
   bool wrapper_added = !wrapper_object;
   for (size_t i = 0; i < o->linker_args.count; i++) {
     const char *a = o->linker_args.items[i];
-    if (!wrapper_added && !strncmp(a, "-l", 2)) {
+    if (!wrapper_added && (!strncmp(a, "-l", 2) || !strncmp(a, "--library", 9))) {
       strlist_push(&argv, xstrdup(wrapper_object));
       wrapper_added = true;
     }
@@ -1006,6 +1163,14 @@ int linker_wrapper_main(int argc, char **argv) {
   // is renamed over the output after a successful link): refused before any step runs.
   record_host_inputs(&o.linker_args);
   check_output_path(output, "-o");
+  // The device link's bare --time-trace writes beside its output, in our temporary
+  // directory, which it then kept from being removed (left in TMPDIR unseen): beside -o.
+  for (size_t i = 0; i < o.device_link_args.count; i++) {
+    char **a = &o.device_link_args.items[i];
+    if (strcmp(*a, "--time-trace") && strcmp(*a, "-time-trace")) continue;
+    free(*a);
+    *a = format("--time-trace=%s.sycl.time-trace", output);
+  }
   check_device_link_outputs(&o.device_link_args);
   char *temp_dir = NULL, *temp_prefix, *device_binary, *wrapper_object;
   if (o.save_temps) {
