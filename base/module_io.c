@@ -99,9 +99,11 @@ static const struct {
 } sycl_integer_metadata[] = {
     {"reqd_work_group_size", 1, 3, false, "1 to 3 integer constants"},
     {"max_work_group_size", 1, 3, false, "1 to 3 integer constants"},
-    {"work_group_num_dim", 1, 1, false, "1 integer constant"},
-    {"intel_reqd_sub_group_size", 1, 1, false, "1 integer constant"},
-    {"max_linear_work_group_size", 1, 1, false, "1 integer constant"},
+    // The first operand is read, as intel's tools do; intel's own tests write
+    // !intel_reqd_sub_group_size !{i32 16, i32 16} (per-reqd-sub-group-size-split-3.ll).
+    {"work_group_num_dim", 1, UINT_MAX, false, "integer constants, at least one"},
+    {"intel_reqd_sub_group_size", 1, UINT_MAX, false, "integer constants, at least one"},
+    {"max_linear_work_group_size", 1, UINT_MAX, false, "integer constants, at least one"},
     {"sycl_fixed_targets", 0, UINT_MAX, false, "integer constants only"},
     {"sycl_kernel_omit_args", 0, UINT_MAX, false, "integer constants only"},
     {"sycl_used_aspects", 0, UINT_MAX, true,
