@@ -267,13 +267,16 @@ static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *
   return unreadable;
 }
 
-void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
-               CompletionSources *sources) {
+size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   set_debug_options(opts);
-  // libLTO hands back its cache entries unchecked. One that fails its checksum was removed;
-  // one without a checksum yet that does not read as bitcode is found by indexing, and the
-  // whole ThinLTO cache is emptied. Either way the link is redone and the entries rewritten.
-  size_t mismatched = thin_link_once(r, opts, optimized);
+  return thin_link_once(r, opts, optimized);
+}
+
+void thin_link_verify(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+                      size_t mismatched, CompletionSources *sources) {
+  // An entry that failed its checksum was removed by thin_link; one without a checksum yet
+  // that does not read as bitcode is found by indexing, and the whole ThinLTO cache is
+  // emptied. Either way the link is redone and the entries rewritten.
   size_t unreadable = mismatched ? 0 : index_results(r, opts, optimized, sources);
   if ((mismatched || unreadable) && opts->cache) {
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");

@@ -86,14 +86,23 @@ void progress_image_done(void);
 void progress_end(void);
 
 //
+// tool/link.c — the link's options
+//
+
+// An option as the link's parser grouped it: argv[start..end] (one input when INPUT).
+typedef struct {
+  int start, end;
+  bool input;
+} ArgGroup;
+
+//
 // The commands, in the order `sycl-thinlto --help` lists them
 //
 
 // tool/link.c: `sycl-thinlto link`, the link driver: the data flow of ARCHITECTURE.md, one
-// call per stage.
-int link_main(int argc, char **argv);
-// tool/link.c: argv[0] ends in clang-sycl-linker: clang-sycl-linker 22's command line.
-int clang_sycl_linker_main(int argc, char **argv);
+// call per stage; CLANG_SYCL_LINKER (argv[0] ends in clang-sycl-linker): clang-sycl-linker
+// 22's command line, its options we do not support warned about.
+int link_main(int argc, char **argv, bool clang_sycl_linker);
 // tool/split_command.c: `sycl-thinlto split`.
 int split_main(int argc, char **argv);
 // tool/post_link.c: `sycl-thinlto post-link`, or argv[0] ending in sycl-post-link: intel's
