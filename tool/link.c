@@ -468,7 +468,11 @@ typedef struct {
   char *time_trace;         // where the trace goes, or NULL
   SplitOptions split;       // the split stage's options, and regroup's and full LTO's
   StringList device_libs;   // --device-libs, found on the library paths
+  StringList files;         // with relinks: the inputs, then the device libraries
   double start;             // when the first stage began
+  Relink relink;            // --cache-dir: the last link's record (tool/relink.c)
+  bool relinks;             // the link may be recorded, and reuse a record
+  bool reused;              // unchanged: the last link's output was written again
   // The stages' results, in the order they are made.
   InputSet inputs;          // input: every device image; split and regroup replace some
   size_t files_read;        // input: the files read (the split adds its images' bytes)
@@ -489,7 +493,7 @@ typedef struct {
 
 // Every check that needs no input, and what the stages share, before the first stage: a
 // wrong option fails here, not after minutes of work.
-static void link_begin(Link *l, const LinkOptions *o) {
+static void link_begin(Link *l, const LinkOptions *o, char **argv) {
   *l = (Link){.o = o, .jobs = o->jobs, .llvm_spirv = o->llvm_spirv, .split = o->split};
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
   refuse_stdout_output(o->output);
@@ -538,6 +542,16 @@ static void link_begin(Link *l, const LinkOptions *o) {
     trace_start();
   }
   l->start = now_seconds();
+  // What the output depends on besides its files is in the key; --save-temps, --stats and
+  // an external translator say or write more than the output.
+  l->relinks = l->cachep && !o->save_temps && !o->stats && o->tool != SPIRV_TRANSLATOR;
+  if (l->relinks) {
+    for (size_t i = 0; i < o->inputs.count; i++)
+      strlist_push(&l->files, xstrdup(o->inputs.items[i]));
+    for (size_t i = 0; i < l->device_libs.count; i++)
+      strlist_push(&l->files, xstrdup(l->device_libs.items[i]));
+    relink_begin(&l->relink, l->cachep, argv, o->groups, o->num_groups, &l->files, o->output);
+  }
   // Until the facts stage has verified every module, LLVM reads untrusted bytes: a malformed
   // count in a small module must not take the machine's memory (read_memory_ceiling_begin).
   uint64_t input_bytes = 0;
@@ -546,6 +560,12 @@ static void link_begin(Link *l, const LinkOptions *o) {
   for (size_t i = 0; i < l->device_libs.count; i++)
     input_bytes += file_size(l->device_libs.items[i]);
   read_memory_ceiling_begin(input_bytes);
+}
+
+// A link of inputs unchanged since the last link of the same options gives that link's
+// output again, at the cost of one stat per input (tool/relink.c).
+static void check_unchanged(Link *l) {
+  l->reused = relink_reuse(&l->relink);
 }
 
 // The SPIR-V workers' parent, forked now: no thread, no temporary file, no handler yet.
@@ -696,9 +716,11 @@ static void hooks_stage(Link *l) {
   if (o->check_imports) check_link_imports(l->results, l->emitted);
 }
 
-// The output file, renamed into place: until now no output exists.
+// The output file, renamed into place: until now no output exists. A link that said nothing
+// to fix is recorded for the next one (check_unchanged).
 static void output_stage(Link *l) {
   output_commit(&l->output);
+  if (l->relinks && !warning_count()) relink_record(&l->relink);
 }
 
 // What the link says of itself (-v, --stats, --time-trace), and all it allocated freed:
@@ -709,9 +731,10 @@ static int link_end(Link *l) {
   if (l->cachep) cache_prune(l->cachep);
   struct rusage workers;
   getrusage(RUSAGE_CHILDREN, &workers); // the largest of them, not a sum
-  note("linked %zu image(s) from %zu module(s) in %.3f s; peak %.1f MB, %.1f MB in a worker",
-       l->emitted, l->input_modules, now_seconds() - l->start, peak_rss_mb(),
-       workers.ru_maxrss / 1024.0);
+  if (!l->reused)
+    note("linked %zu image(s) from %zu module(s) in %.3f s; peak %.1f MB, %.1f MB in a worker",
+         l->emitted, l->input_modules, now_seconds() - l->start, peak_rss_mb(),
+         workers.ru_maxrss / 1024.0);
   if (o->stats)
     print_stats(l->results, l->emitted, l->input_modules, l->cachep, now_seconds() - l->start,
                 o->stats_json);
@@ -722,6 +745,8 @@ static int link_end(Link *l) {
     if (rc) warning(l->time_trace, "cannot write the time trace: %s", strerror(-rc));
   }
   free(l->time_trace);
+  if (l->relinks) relink_free(&l->relink);
+  strlist_free(&l->files);
   for (size_t i = 0; i < l->r.num_modules; i++)
     buffer_free(&l->optimized[i]);
   for (size_t i = 0; i < l->emitted; i++) {
@@ -746,9 +771,11 @@ static int link_end(Link *l) {
 // The data flow of ARCHITECTURE.md, one stage a line, each timed (-v, --time-trace). A
 // stage reads the link's state and adds to it; errors are fatal within the stage that
 // finds them.
-static int run_link(const LinkOptions *o) {
+static int run_link(const LinkOptions *o, char **argv) {
   Link link;
-  link_begin(&link, o);
+  link_begin(&link, o, argv);
+  if (link.relinks) STAGE("unchanged", check_unchanged(&link));
+  if (link.reused) return link_end(&link);
   start_workers(&link);
   STAGE("input", read_inputs(&link));
   if (splits_inputs(&link)) STAGE("split", split_stage(&link));
@@ -795,7 +822,7 @@ int link_main(int argc, char **argv, bool clang_sycl_linker) {
   parse_link_options(argc, argv, &o, clang_sycl_linker);
   check_link_outputs(&o);
   if (o.reproduce) write_reproducer(&o, argv);
-  int rc = run_link(&o);
+  int rc = run_link(&o, argv);
   free_options(&o);
   return rc;
 }

@@ -96,6 +96,31 @@ typedef struct {
 } ArgGroup;
 
 //
+// tool/relink.c — a link whose inputs are unchanged gives the last link's output again
+//
+
+typedef struct {
+  const Cache *cache;
+  const char *output;
+  const StringList *files; // every file the link reads: inputs, device libraries
+  char key[CACHE_KEY_SIZE]; // the link's: the options that shape the output, the files' paths
+  void *ids;                // each file's identity, taken by relink_begin
+  int64_t started_ns;
+  bool recordable; // every file regular and not changed just now (its identity can be trusted)
+} Relink;
+
+// Before the link reads anything: the link's key from its arguments (those that change only
+// how it runs, -j, -v, --time-trace, ..., left out) and FILES, and one stat per file.
+void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *groups,
+                  size_t num_groups, const StringList *files, const char *output);
+// True when the last link of the same key read the same files, unchanged (by identity, else
+// by content hash): its output, from the cache, is written to the output.
+bool relink_reuse(Relink *rl);
+// After a link that succeeded without a warning: records it for relink_reuse.
+void relink_record(Relink *rl);
+void relink_free(Relink *rl);
+
+//
 // The commands, in the order `sycl-thinlto --help` lists them
 //
 
