@@ -52,8 +52,8 @@ static const char wrapper_usage[] =
 typedef struct {
   const char *host_triple;
   const char *linker_path;
-  const char *output;  // the host linker's -o (its last, as ld takes it), NULL if none
-  size_t output_at;    // where in linker_args the host link's -o goes (its last spelling)
+  const char *output; // the host linker's -o (its last, as ld takes it), NULL if none
+  size_t output_at;   // where in linker_args the host link's -o goes (its last spelling)
   bool print_commands;
   bool dry_run;
   bool save_temps;
