@@ -552,14 +552,6 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv) {
       strlist_push(&l->files, xstrdup(l->device_libs.items[i]));
     relink_begin(&l->relink, l->cachep, argv, o->groups, o->num_groups, &l->files, o->output);
   }
-  // Until the facts stage has verified every module, LLVM reads untrusted bytes: a malformed
-  // count in a small module must not take the machine's memory (read_memory_ceiling_begin).
-  uint64_t input_bytes = 0;
-  for (size_t i = 0; i < o->inputs.count; i++)
-    input_bytes += file_size(o->inputs.items[i]);
-  for (size_t i = 0; i < l->device_libs.count; i++)
-    input_bytes += file_size(l->device_libs.items[i]);
-  read_memory_ceiling_begin(input_bytes);
 }
 
 // A link of inputs unchanged since the last link of the same options gives that link's
@@ -577,6 +569,14 @@ static void start_workers(Link *l) {
 
 // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
 static void read_inputs(Link *l) {
+  // Until the facts stage has verified every module, LLVM reads untrusted bytes: a malformed
+  // count in a small module must not take the machine's memory (read_memory_ceiling_begin).
+  uint64_t input_bytes = 0;
+  for (size_t i = 0; i < l->o->inputs.count; i++)
+    input_bytes += file_size(l->o->inputs.items[i]);
+  for (size_t i = 0; i < l->device_libs.count; i++)
+    input_bytes += file_size(l->device_libs.items[i]);
+  read_memory_ceiling_begin(input_bytes);
   l->inputs = (InputSet){.for_link = true};
   for (size_t i = 0; i < l->o->inputs.count; i++)
     read_input_file(&l->inputs, l->o->inputs.items[i], false);
