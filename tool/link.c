@@ -467,6 +467,7 @@ typedef struct {
   const Cache *cachep;      // NULL without --cache-dir
   char *time_trace;         // where the trace goes, or NULL
   SplitOptions split;       // the split stage's options, and regroup's and full LTO's
+  ThinLinkOptions thin;     // the thin link's and its verification's
   StringList device_libs;   // --device-libs, found on the library paths
   StringList files;         // with relinks: the inputs, then the device libraries
   double start;             // when the first stage began
@@ -533,6 +534,8 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv) {
   l->split.cache = l->cachep;
   l->split.facts = true;            // read while each image is in memory, for the facts stage
   l->split.canonical_triple = true; // what prepare would set: most images skip it (prepare.c)
+  l->thin = (ThinLinkOptions){
+      .jobs = l->jobs, .import_instr_limit = o->import_instr_limit, .cache = l->cachep};
   l->time_trace = o->time_trace      ? xstrdup(o->time_trace)
                   : o->time_trace_flag ? format("%s.time-trace", o->output)
                                        : NULL;
@@ -634,9 +637,7 @@ static void thin_link_stage(Link *l) {
   release_input_bytes(&l->inputs);
   release_free_memory(); // the inputs' bytes: the peak comes in the thin link, next
   l->optimized = xcalloc(l->r.num_modules, sizeof(Buffer));
-  ThinLinkOptions tl = {
-      .jobs = l->jobs, .import_instr_limit = l->o->import_instr_limit, .cache = l->cachep};
-  l->damaged = thin_link(&l->r, &tl, l->optimized);
+  l->damaged = thin_link(&l->r, &l->thin, l->optimized);
 }
 
 // libLTO hands back its cache entries unchecked: each result is checked against the
@@ -644,9 +645,7 @@ static void thin_link_stage(Link *l) {
 // module: a damaged entry without a checksum shows there). Any damage, and the thin link
 // is done again without the damaged entries.
 static void verify_stage(Link *l) {
-  ThinLinkOptions tl = {
-      .jobs = l->jobs, .import_instr_limit = l->o->import_instr_limit, .cache = l->cachep};
-  thin_link_verify(&l->r, &tl, l->optimized, l->damaged, &l->sources);
+  thin_link_verify(&l->r, &l->thin, l->optimized, l->damaged, &l->sources);
 }
 
 // Full LTO, the traditional flow and the benchmark's baseline: every module linked into one
