@@ -495,6 +495,25 @@ done:
   return rc;
 }
 
+int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
+                const Buffer *payload) {
+  int dir = shard_dir(c, key, true);
+  if (dir < 0) return dir;
+  uint8_t trailer[TRAILER_SIZE];
+  make_trailer(kind, key, payload, trailer);
+  int fd = openat(from, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st;
+  int rc = fstat(fd, &st) < 0 ? -errno : 0;
+  if (!rc && (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != payload->size)) rc = -EINVAL;
+  if (!rc && write(fd, trailer, TRAILER_SIZE) != TRAILER_SIZE) rc = errno ? -errno : -EIO;
+  if (close(fd) < 0 && !rc) rc = -errno;
+  char *entry = format("%s-%s", kind, key);
+  if (!rc && renameat(from, name, dir, entry) < 0) rc = -errno;
+  free(entry);
+  return rc;
+}
+
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value) {
   static atomic_bool warned; // once per link: a full disk fails every entry
   int rc = cache_put(c, kind, key, value);

@@ -38,7 +38,8 @@ static void set_debug_options(const ThinLinkOptions *opts) {
 // and writes there what it computes (a miss: a new file). So a result whose inode is one of
 // those links is a cache entry, used only if its trailer's hash matches its content
 // (cache_take_payload: on every use, whatever its time); any other result libLTO computed in
-// this process, and it is stored as an entry under libLTO's key, in one file with its hash.
+// this process, and it is moved into the cache as an entry under libLTO's key, its hash
+// appended (cache_adopt).
 typedef struct {
   const Cache *cache; // NULL: libLTO had no cache folder
   Buffer *optimized;
@@ -47,6 +48,7 @@ typedef struct {
   bool *damaged;        // per module: its result was a damaged cache entry
   const StrMap *linked; // the names of the entries linked in, to their inodes
   const StrMap *named;  // the inodes of the names in libLTO's folder, to the names
+  int folder;           // libLTO's folder, open
 } ReadBack;
 
 static const char entry_prefix[] = "llvmcache-"; // libLTO's names: this and its key
@@ -67,7 +69,9 @@ static void read_back(void *arg, size_t i) {
   if (!name) return; // not an entry of libLTO's cache (it keeps none for this module)
   const char *key = name + strlen(entry_prefix), *linked = strmap_get(b->linked, name);
   if (!linked || strcmp(linked, inode)) {
-    if (!b->rc[i]) cache_store(b->cache, "thinlto", key, &b->optimized[i]);
+    // Moved into the cache as it is, or else copied.
+    if (!b->rc[i] && cache_adopt(b->cache, "thinlto", key, b->folder, name, &b->optimized[i]))
+      cache_store(b->cache, "thinlto", key, &b->optimized[i]);
     return;
   }
   if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0) return;
@@ -175,17 +179,15 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   }
   thinlto_set_generated_objects_dir(cg, dir);
   StrMap linked_in = {0};
+  int folder = -1;
   if (cache) {
     // libLTO keys each backend's result by the module's hash, its imports and exports, and
     // the resolution; an unchanged image with unchanged imports is not optimized again.
     thinlto_codegen_set_cache_dir(cg, dir);
     thinlto_codegen_set_cache_pruning_interval(cg, -1); // cache_prune prunes the entries
-    if (reuse) {
-      int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
-      cache_export_entries(cache, "thinlto", fd, entry_prefix, &linked_in);
-      close(fd);
-    }
+    folder = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (folder < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
+    if (reuse) cache_export_entries(cache, "thinlto", folder, entry_prefix, &linked_in);
   }
 
   double start = now_seconds();
@@ -203,7 +205,8 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
                    xcalloc(r->num_modules, sizeof(int)),
                    xcalloc(r->num_modules, sizeof(bool)),
                    &linked_in,
-                   &named};
+                   &named,
+                   folder};
   for (size_t i = 0, k = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
       optimized[i] = r->modules[i].prepared;
@@ -230,6 +233,7 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   free(back.damaged);
   free_map_values(&linked_in);
   free_map_values(&named);
+  if (folder >= 0) close(folder);
   remove_files_in(dir, ""); // the folder is this link's: what is in it, libLTO and we made
   remove_temp_dir(dir);
   free(dir);
