@@ -146,9 +146,8 @@ static int shard_dir(const Cache *c, const char *key, bool create) {
   if (fd >= 0) return fd;
   char name[3];
   snprintf(name, sizeof name, "%02x", i);
-  if (create && mkdirat(c->root_fd, name, 0777) < 0 && errno != EEXIST) return -errno;
-  fd = openat(c->root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return -errno;
+  fd = own_open_dir_at(c->root_fd, name, create);
+  if (fd < 0) return fd;
   int expected = -1; // another thread may have opened it meanwhile: its descriptor stays
   if (!__atomic_compare_exchange_n(&c->shards[i], &expected, fd, false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
@@ -257,7 +256,8 @@ static int make_dirs(const char *dir) {
     if (*p && *p != '/') continue;
     char end = *p;
     *p = 0;
-    if (mkdir(path, 0777) < 0 && errno != EEXIST) rc = -errno;
+    rc = own_mkdir(path, 0777);
+    if (rc == -EEXIST) rc = 0;
     *p = end;
     if (!end) break;
     rc = 0; // an upper folder we may not create (/home) may exist; the last one decides
@@ -301,15 +301,16 @@ static int write_tag(int fd) {
                       "# For information about cache directory tags, see:\n"
                       "#\thttps://bford.info/cachedir/\n",
                       tag_signature);
-  char *tmp = format("CACHEDIR.TAG.tmp.%s.%ld", host_name(), (long)getpid());
-  int out = openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  int rc = out < 0 ? -errno : 0;
+  char *tmp = NULL;
+  int out = own_create_temporary_at(fd, "CACHEDIR.TAG", &tmp);
+  int rc = out < 0 ? out : 0;
   if (out >= 0) {
     size_t size = strlen(text);
     if (write(out, text, size) != (ssize_t)size) rc = errno ? -errno : -EIO;
     if (close(out) < 0 && !rc) rc = -errno;
-    if (!rc && linkat(fd, tmp, fd, "CACHEDIR.TAG", 0) < 0 && errno != EEXIST) rc = -errno;
-    unlinkat(fd, tmp, 0);
+    if (!rc) rc = own_link_at(fd, tmp, fd, "CACHEDIR.TAG");
+    if (rc == -EEXIST) rc = 0;
+    own_remove_at(fd, tmp, NULL);
   }
   free(tmp);
   free(text);
@@ -349,23 +350,20 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
   // access() says yes to root, and to directories of /proc or /sys that take no files: a
   // file is made and removed instead, so that an unusable cache stops the link now.
   char *probe = format(".probe.%s.%ld", host_name(), (long)getpid());
-  int p = openat(fd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  rc = p < 0 ? -errno : 0;
-  if (p >= 0) close(p), unlinkat(fd, probe, 0);
+  int p = own_create_at(fd, probe, 0600);
+  rc = p < 0 ? p : 0;
+  if (p >= 0) close(p), own_remove_at(fd, probe, NULL);
   free(probe);
   if (rc) {
     *errmsg = format("cannot write to the cache directory: %s", strerror(-rc));
     goto fail;
   }
-  if (mkdirat(fd, ENTRIES_FOLDER, 0777) < 0 && errno != EEXIST) {
-    *errmsg = format("cannot create the cache directory's " ENTRIES_FOLDER "/: %s",
-                     strerror(errno));
-    goto fail;
-  }
-  c->root_fd = openat(fd, ENTRIES_FOLDER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  c->root_fd = own_open_dir_at(fd, ENTRIES_FOLDER, true);
   if (c->root_fd < 0) {
-    *errmsg = format("the cache directory's " ENTRIES_FOLDER "/ is not a directory: %s",
-                     strerror(errno));
+    *errmsg = c->root_fd == -ENOTDIR || c->root_fd == -ELOOP || c->root_fd == -EEXIST
+                  ? format("the cache directory's " ENTRIES_FOLDER "/ is not a directory")
+                  : format("cannot create the cache directory's " ENTRIES_FOLDER "/: %s",
+                           strerror(-c->root_fd));
     goto fail;
   }
   close(fd);
@@ -453,21 +451,19 @@ int cache_take_payload(const char *kind, const char *key, Buffer *b) {
 // Writes the entry under a name of this process's, then renames it over KIND-KEY: whatever
 // was there (a damaged entry, a FIFO, a link) is replaced, never written through.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value) {
-  static atomic_uint serial;
   int dir = shard_dir(c, key, true);
   if (dir < 0) return dir;
   uint8_t trailer[TRAILER_SIZE];
   make_trailer(kind, key, value, trailer);
   // Unique across hosts: a cache on a shared file system has writers on several (issue 26).
   char *name = format("%s-%s", kind, key);
-  char *tmp = format("%s.tmp.%s.%ld.%u", name, host_name(), (long)getpid(),
-                     atomic_fetch_add(&serial, 1));
-  char *tmp_path = format("%s/%02x/%s", c->root, shard_of(key), tmp);
-  int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666), rc = 0;
+  char *tmp = NULL, *tmp_path = NULL;
+  int fd = own_create_temporary_at(dir, name, &tmp), rc = 0;
   if (fd < 0) {
-    rc = -errno;
+    rc = fd;
     goto done;
   }
+  tmp_path = format("%s/%02x/%s", c->root, shard_of(key), tmp);
   remove_on_failure(tmp_path);
   struct iovec parts[2] = {{value->data, value->size}, {trailer, TRAILER_SIZE}};
   size_t total = value->size + TRAILER_SIZE, done = 0;
@@ -485,8 +481,8 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
     }
   }
   if (close(fd) < 0 && !rc) rc = -errno;
-  if (!rc && renameat(dir, tmp, dir, name) < 0) rc = -errno;
-  if (rc) unlinkat(dir, tmp, 0);
+  if (!rc) rc = own_rename_at(dir, tmp, dir, name);
+  if (rc) own_remove_at(dir, tmp, NULL);
   keep_on_success(tmp_path);
 done:
   free(tmp_path);
@@ -501,15 +497,15 @@ int cache_adopt(const Cache *c, const char *kind, const char *key, int from, con
   if (dir < 0) return dir;
   uint8_t trailer[TRAILER_SIZE];
   make_trailer(kind, key, payload, trailer);
-  int fd = openat(from, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -errno;
+  int fd = own_append_at(from, name);
+  if (fd < 0) return fd;
   struct stat st;
   int rc = fstat(fd, &st) < 0 ? -errno : 0;
-  if (!rc && (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != payload->size)) rc = -EINVAL;
+  if (!rc && (uint64_t)st.st_size != payload->size) rc = -EINVAL;
   if (!rc && write(fd, trailer, TRAILER_SIZE) != TRAILER_SIZE) rc = errno ? -errno : -EIO;
   if (close(fd) < 0 && !rc) rc = -errno;
   char *entry = format("%s-%s", kind, key);
-  if (!rc && renameat(from, name, dir, entry) < 0) rc = -errno;
+  if (!rc) rc = own_rename_at(from, name, dir, entry);
   free(entry);
   return rc;
 }
@@ -564,13 +560,13 @@ static void export_entry(void *arg, int dir, int shard, const char *name) {
   struct stat st;
   // The link made is this process's own, in its own folder: checked there, where no one else
   // can replace it between the check and libLTO's read.
-  if (linkat(dir, name, x->to, as, 0) == 0) {
+  if (own_link_at(dir, name, x->to, as) == 0) {
     if (fstatat(x->to, as, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
       char inode[32];
       snprintf(inode, sizeof inode, "%llu", (unsigned long long)st.st_ino);
       strmap_put(x->linked, as, xstrdup(inode));
     } else {
-      unlinkat(x->to, as, 0);
+      own_remove_at(x->to, as, NULL); // a link: never handed to libLTO
     }
   }
   free(as);
@@ -583,15 +579,13 @@ size_t cache_export_entries(const Cache *c, const char *kind, int to, const char
   return linked->count;
 }
 
-void cache_remove_damaged(const Cache *c, const char *kind, const char *key, uint64_t inode) {
+void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
+                          const struct stat *seen) {
   int dir = shard_dir(c, key, false);
   if (dir < 0) return;
   char *name = format("%s-%s", kind, key);
-  struct stat st;
   // Only the file that failed its check: a concurrent link may have replaced it since.
-  if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-      st.st_ino == inode)
-    unlinkat(dir, name, 0);
+  own_remove_at(dir, name, seen);
   free(name);
 }
 
@@ -600,6 +594,7 @@ typedef struct {
   char *name;
   time_t used;
   uint64_t size;
+  struct stat seen;
 } EntryInfo;
 
 static int by_oldest(const void *a, const void *b) {
@@ -633,16 +628,16 @@ static void prune_entry(void *arg, int dir, int shard, const char *name) {
     return;
   time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
   if (temporary) {
-    if (p->now - st.st_mtime > STALE_TEMPORARY) unlinkat(dir, name, 0);
+    if (p->now - st.st_mtime > STALE_TEMPORARY) own_remove_at(dir, name, &st);
     return;
   }
   if ((uint64_t)(p->now - used) > p->c->policy.prune_after) {
-    unlinkat(dir, name, 0);
+    own_remove_at(dir, name, &st);
     return;
   }
   if (p->n == p->cap)
     p->entries = xrealloc(p->entries, (p->cap = p->cap ? p->cap * 2 : 64) * sizeof *p->entries);
-  p->entries[p->n++] = (EntryInfo){shard, xstrdup(name), used, (uint64_t)st.st_size};
+  p->entries[p->n++] = (EntryInfo){shard, xstrdup(name), used, (uint64_t)st.st_size, st};
   p->total += st.st_size;
 }
 
@@ -654,9 +649,9 @@ void cache_prune(const Cache *c) {
   if (fstatat(c->root_fd, ".last-prune", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
       (uint64_t)(now - st.st_mtime) < c->policy.prune_interval)
     return;
-  int stamp = openat(c->root_fd, ".last-prune",
-                     O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
-  if (stamp >= 0) futimens(stamp, NULL), close(stamp);
+  int stamp = own_create_at(c->root_fd, ".last-prune", 0666);
+  if (stamp >= 0) close(stamp);
+  else utimensat(c->root_fd, ".last-prune", NULL, AT_SYMLINK_NOFOLLOW);
   Pruning p = {.c = c, .now = now};
   each_entry_file(c, prune_entry, &p);
   if (p.n) qsort(p.entries, p.n, sizeof *p.entries, by_oldest);
@@ -665,8 +660,8 @@ void cache_prune(const Cache *c) {
                          (c->policy.max_files && p.n - first > c->policy.max_files))) {
     char name[3];
     snprintf(name, sizeof name, "%02x", p.entries[first].shard);
-    int dir = openat(c->root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dir >= 0) unlinkat(dir, p.entries[first].name, 0), close(dir);
+    int dir = own_open_dir_at(c->root_fd, name, false);
+    if (dir >= 0) own_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
     p.total -= p.entries[first].size;
     first++;
   }

@@ -61,7 +61,7 @@ static void read_back(void *arg, size_t i) {
   struct stat st;
   bool known = stat(b->files[i], &st) == 0;
   b->rc[i] = map_file(b->files[i], &b->optimized[i]);
-  unlink(b->files[i]); // the mapping keeps the contents
+  own_remove(b->files[i]); // the mapping keeps the contents
   if (!b->cache || !known) return;
   char inode[32];
   snprintf(inode, sizeof inode, "%llu", (unsigned long long)st.st_ino);
@@ -78,7 +78,7 @@ static void read_back(void *arg, size_t i) {
   if (b->rc[i] && b->rc[i] != -EINVAL) return; // unreadable: the link fails on it
   note("cache: ThinLTO cache entry %s/%c%c/thinlto-%s is damaged", b->cache->root,
        tolower((unsigned char)key[0]), tolower((unsigned char)key[1]), key);
-  cache_remove_damaged(b->cache, "thinlto", key, st.st_ino);
+  cache_remove_damaged(b->cache, "thinlto", key, &st);
   buffer_free(&b->optimized[i]);
   b->rc[i] = 0;
   b->damaged[i] = true;
@@ -177,6 +177,14 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
       fatal(dir, "cannot write ThinLTO's results (%llu bytes) here: %s",
             (unsigned long long)room.total, strerror(-rc));
   }
+  // libLTO names its results N.ARCH.thinlto.o in it, and its cache entries llvmcache-KEY
+  // (with their temporaries): those are this run's to remove.
+  const char *patterns[] = {"%s/*.thinlto.o", "%s/llvmcache-*"};
+  for (int i = 0; i < (cache ? 2 : 1); i++) {
+    char *names = format(patterns[i], dir);
+    own_expect(names);
+    free(names);
+  }
   thinlto_set_generated_objects_dir(cg, dir);
   StrMap linked_in = {0};
   int folder = -1;
@@ -234,7 +242,6 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   free_map_values(&linked_in);
   free_map_values(&named);
   if (folder >= 0) close(folder);
-  remove_files_in(dir, ""); // the folder is this link's: what is in it, libLTO and we made
   remove_temp_dir(dir);
   free(dir);
   return damaged;
