@@ -54,7 +54,7 @@ for n in "${cores[@]}"; do
       declare "wall_$mode=$(cut -d' ' -f1 "$f" | median)"
     done
     printf '%-5s %-5s cold/none wall %.3f   warm/none wall %.3f   (median of %s; outputs identical)\n' \
-      "$n" "$label" "$(echo "$wall_cold / $wall_none" | bc -l)" \
-      "$(echo "$wall_warm / $wall_none" | bc -l)" "$runs"
+      "$n" "$label" "$(awk "BEGIN {print $wall_cold / $wall_none}")" \
+      "$(awk "BEGIN {print $wall_warm / $wall_none}")" "$runs"
   done
 done
