@@ -126,6 +126,23 @@ struct stat;
 int own_remove_dead_file(const char *path, const struct stat *seen);
 int own_remove_dead_dir(const char *path, const struct stat *seen);
 
+// Relative to a folder opened by the caller (the cache's: base/cache.c), one component NAME
+// each, nothing followed through a link, nothing recorded (the cache's files outlive the run;
+// the caller registers what a failure must remove). Each returns a descriptor or 0, or a
+// negative errno. own_open_dir_at: the folder NAME in AT, made first if CREATE (O_NOFOLLOW:
+// a link there is -ENOTDIR or -ELOOP). own_create_at: exclusively. own_create_temporary_at:
+// NAME.tmp.HOST.PID.R exclusively, *TMP its name (malloc'd). own_append_at: an existing
+// regular file for appending. own_rename_at, own_link_at: renameat, linkat (a link is never
+// followed). own_remove_at: a regular file or a link (the link), only while it is SEEN (if
+// not NULL).
+int own_open_dir_at(int at, const char *name, bool create);
+int own_create_at(int dir, const char *name, int mode);
+int own_create_temporary_at(int dir, const char *name, char **tmp);
+int own_append_at(int dir, const char *name);
+int own_rename_at(int from_dir, const char *from, int to_dir, const char *to);
+int own_link_at(int from_dir, const char *from, int to_dir, const char *to);
+int own_remove_at(int dir, const char *name, const struct stat *seen);
+
 // What a failure removes: paths removed if the process exits through fatal() or
 // exit_on_errors(), or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what
 // this process made there (issue 24: never remove what we did not create). remove_on_failure:
@@ -440,8 +457,13 @@ typedef struct {
   uint64_t max_files;      // 0: no limit
 } CachePolicy;
 
+// A cache folder: DIR holds CACHEDIR.TAG and the folder of entries, ROOT (base/cache.c says
+// how it is laid out); ROOT_FD and the entry folders' descriptors (opened when first used)
+// are what every file operation goes through, so that none follows a planted link.
 typedef struct {
-  char *dir;
+  char *dir, *root;
+  int root_fd;
+  int *shards; // per entry folder: its descriptor, or -1 until opened (atomically)
   CachePolicy policy;
 } Cache;
 
@@ -459,7 +481,11 @@ void cache_content_key(const void *data, size_t size, char key[CACHE_KEY_SIZE]);
 void cache_derived_key(const char *what, const char *content_key, char key[CACHE_KEY_SIZE]);
 // lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
 int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
+// Opens DIR as a cache: made with the folders above it if missing, tagged (CACHEDIR.TAG) if
+// new or empty; a folder that holds files but no tag is refused. 0, or -1 and *ERRMSG; 1 and
+// *ERRMSG for a new cache on a full file system (the link goes on without it).
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
+void cache_close(Cache *c);
 // 0 and the value, or -1 for a miss (absent, truncated, corrupt, or written for another kind
 // or key: a damaged entry is a miss).
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
@@ -467,11 +493,27 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
 // are not a whole, intact entry of KIND and KEY.
 int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,
                         size_t *payload_size);
+// B, read from an entry of KIND and KEY (a mapped file included), cut to its payload if it is
+// a whole, intact one: 0, or -1 (B unchanged).
+int cache_take_payload(const char *kind, const char *key, Buffer *b);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
+// cache_put without a copy: the file NAME of the folder FROM (this process's own), which holds
+// PAYLOAD's bytes and nothing else, gets the entry's trailer and is renamed into the cache.
+// 0, or a negative errno (the file is then left where it was, maybe with the trailer).
+int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
+                const Buffer *payload);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);
+// Hard-links every entry of KIND into the folder TO (a folder of this process's own) as
+// PREFIX followed by its key; LINKED maps each name made there to its inode (decimal). The
+// entries are not read: whoever reads the links checks them (cache_take_payload). The count.
+size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
+                            StrMap *linked);
+// Removes the entry KIND-KEY if it is still the file SEEN (one found damaged).
+void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
+                          const struct stat *seen);
 // Payloads of entries: records of a u64 length and bytes; string lists as a count and records.
 void record_put(Buffer *b, const void *data, size_t size);
 void record_put_strings(Buffer *b, const StringList *l);

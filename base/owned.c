@@ -558,3 +558,64 @@ int own_remove_dead_dir(const char *path, const struct stat *seen) {
   closedir(d);
   return rmdir(path) < 0 ? -errno : 0;
 }
+
+//
+// Relative to an open folder (the cache's, base/cache.c): every name is one component in a
+// folder opened with O_NOFOLLOW, so that nothing is followed through a link planted at the
+// folder's name between a check and its use. These record nothing: the cache's entries
+// outlive the run by design; what a failure must remove is registered by path
+// (own_remove_on_failure) by the caller.
+//
+
+int own_open_dir_at(int at, const char *name, bool create) {
+  if (create && mkdirat(at, name, 0777) < 0 && errno != EEXIST) return -errno;
+  int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return fd < 0 ? -errno : fd;
+}
+
+int own_create_at(int dir, const char *name, int mode) {
+  int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  return fd < 0 ? -errno : fd;
+}
+
+int own_create_temporary_at(int dir, const char *name, char **tmp) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    char *try = temporary_name(name);
+    int fd = own_create_at(dir, try, 0666);
+    if (fd >= 0) {
+      *tmp = try;
+      return fd;
+    }
+    free(try);
+    if (fd != -EEXIST) return fd;
+  }
+  return -EEXIST;
+}
+
+int own_append_at(int dir, const char *name) {
+  int fd = openat(dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return -EINVAL;
+  }
+  return fd;
+}
+
+int own_rename_at(int from_dir, const char *from, int to_dir, const char *to) {
+  return renameat(from_dir, from, to_dir, to) < 0 ? -errno : 0;
+}
+
+int own_link_at(int from_dir, const char *from, int to_dir, const char *to) {
+  return linkat(from_dir, from, to_dir, to, 0) < 0 ? -errno : 0;
+}
+
+int own_remove_at(int dir, const char *name, const struct stat *seen) {
+  struct stat st;
+  if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
+  if ((!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) ||
+      (seen && (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)))
+    return -EPERM;
+  return unlinkat(dir, name, 0) < 0 ? -errno : 0;
+}
