@@ -729,10 +729,7 @@ static Buffer read_job_input(const char *path, char key[CACHE_KEY_SIZE]) {
 static int emit_image(BackendJob *job, LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
                       Buffer *spirv, bool *validated) {
   char *errmsg = NULL;
-  Buffer linked = module_write(m);
-  int failed = spirv_emit_forked(linked.data, linked.size, spirv, &errmsg) ||
-               spirv_fix_null_integers(spirv, &errmsg);
-  free(linked.data);
+  int failed = spirv_emit_forked(m, spirv, &errmsg) || spirv_fix_null_integers(spirv, &errmsg);
   StringList exports = {0};
   if (!failed) failed = spirv_linkage(spirv->data, spirv->size, &res->imports, &exports, &errmsg);
   strlist_free(&exports);

@@ -312,20 +312,42 @@ static void make_invalid_spirv(Buffer *spirv) {
 }
 
 // The child's side: answers on RESULT_FD, its stdout and stderr in LOG_FD; never returns.
-static __attribute__((noreturn)) void serve_in_child(const uint8_t *bitcode, size_t size,
-                                                     int result_fd, int log_fd) {
+// The module a request emits: bitcode to parse (a pool worker's request), or M itself, in
+// memory, which the child has a copy of (a local distributor's worker).
+typedef struct {
+  const uint8_t *bitcode;
+  size_t size;
+  LLVMModuleRef m;
+} EmitRequest;
+
+static int emit_module(LLVMModuleRef m, Buffer *spirv, char **errmsg) {
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+    *errmsg = format("invalid module: %s", msg);
+    LLVMDisposeMessage(msg);
+    return -1;
+  }
+  LLVMDisposeMessage(msg);
+  return spirv_emit(m, spirv, errmsg);
+}
+
+static __attribute__((noreturn)) void serve_in_child(const EmitRequest *req, int result_fd,
+                                                     int log_fd) {
+  const uint8_t *bitcode = req->bitcode;
+  size_t size = req->size;
   response_fd = result_fd;
   dup2(log_fd, 1);
   dup2(log_fd, 2);
   LLVMResetFatalErrorHandler(); // whoever forked it: the error is answered on RESULT_FD
   LLVMInstallFatalErrorHandler(answer_fatal_error);
   // Test-only (test/unit/test_pool.c, lit): a backend crash the worker must survive.
-  if (crash_test_requested(bitcode, size, "CRSC", "backend:")) raise(SIGSEGV);
-  if (crash_test_requested(bitcode, size, NULL, "backend-kill:")) raise(SIGKILL);
+  if (bitcode && crash_test_requested(bitcode, size, "CRSC", "backend:")) raise(SIGSEGV);
+  if (bitcode && crash_test_requested(bitcode, size, NULL, "backend-kill:")) raise(SIGKILL);
   Buffer spirv = {0};
   char *errmsg = NULL;
-  int failed = codegen_request(bitcode, size, &spirv, &errmsg);
-  if (!failed && crash_test_requested(bitcode, size, NULL, "invalid:")) make_invalid_spirv(&spirv);
+  int failed = req->m ? emit_module(req->m, &spirv, &errmsg)
+                     : codegen_request(bitcode, size, &spirv, &errmsg);
+  if (!failed && bitcode && crash_test_requested(bitcode, size, NULL, "invalid:")) make_invalid_spirv(&spirv);
   int rc = !failed ? write_frame(result_fd, WORKER_SPIRV, spirv.data, spirv.size)
                    : write_frame(result_fd, WORKER_ERROR, errmsg, strlen(errmsg));
   _exit(rc ? 3 : 0); // no atexit work: the worker still owns everything shared
@@ -348,7 +370,7 @@ static char *log_tail(int log_fd) {
 
 // Serves one request in a child and leaves exactly one whole response frame in *ANSWER: the
 // child's, if it gave one whole frame; otherwise one saying why not.
-static void emit_in_child(const uint8_t *bitcode, size_t size, Buffer *answer_out) {
+static void emit_in_child(const EmitRequest *req, Buffer *answer_out) {
   int pipe_fds[2] = {-1, -1};
   int log_fd = memfd_create("sycl-thinlto-worker-log", MFD_CLOEXEC);
   char *why = NULL;
@@ -371,7 +393,7 @@ static void emit_in_child(const uint8_t *bitcode, size_t size, Buffer *answer_ou
     // a link killed in the middle of a module leaves no backend running on.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self) _exit(127);
     close(pipe_fds[0]);
-    serve_in_child(bitcode, size, pipe_fds[1], log_fd);
+    serve_in_child(req, pipe_fds[1], log_fd);
   }
   close(pipe_fds[1]);
   pipe_fds[1] = -1;
@@ -434,16 +456,16 @@ done:
 // cannot be written.
 static int serve_request(const uint8_t *bitcode, size_t size) {
   Buffer answer;
-  emit_in_child(bitcode, size, &answer);
+  emit_in_child(&(EmitRequest){bitcode, size, NULL}, &answer);
   int rc = write_all(response_fd, answer.data, answer.size);
   free(answer.data);
   return rc;
 }
 
-int spirv_emit_forked(const uint8_t *bitcode, size_t size, Buffer *out, char **errmsg) {
+int spirv_emit_forked(LLVMModuleRef m, Buffer *out, char **errmsg) {
   pthread_once(&target_once, init_spirv_target); // in the parent: once for every child
   Buffer answer;
-  emit_in_child(bitcode, size, &answer);
+  emit_in_child(&(EmitRequest){NULL, 0, m}, &answer);
   WorkerFrame h;
   memcpy(&h, answer.data, sizeof h);
   const char *payload = (const char *)answer.data + sizeof h;

@@ -15,11 +15,11 @@ extern "C" {
 // worker pool, which runs each module in a fresh fork. 0, or -1 with *errmsg.
 int spirv_emit(LLVMModuleRef m, Buffer *out, char **errmsg);
 // spirv/codegen.c: what a worker's child does with one request (a distributed job too):
-// BITCODE parsed, verified and emitted with spirv_emit in a child forked for it, as a pool
-// worker does: a process may call it any number of times (fact 9), and a crash or a fatal
-// LLVM error of the backend is the call's error (*errmsg), not the caller's end. 0, or -1.
-// Single-threaded callers only.
-int spirv_emit_forked(const uint8_t *bitcode, size_t size, Buffer *out, char **errmsg);
+// M verified and emitted with spirv_emit in a child forked for it (which has M's copy), as a
+// pool worker's requests are: a process may call it any number of times (fact 9), and a
+// crash or a fatal LLVM error of the backend is the call's error (*errmsg), not the
+// caller's end. M is left as it was. 0, or -1. Single-threaded callers only.
+int spirv_emit_forked(LLVMModuleRef m, Buffer *out, char **errmsg);
 // A SPIR-V worker, forked by hooks/spawner.c: serves codegen requests on stdin/stdout,
 // each in a child forked for it; returns its exit status.
 int worker_main(void);
