@@ -144,7 +144,7 @@ pid_t child_wait(pid_t child, int *wait_status) {
   return pid;
 }
 
-char *own_executable(void) {
+char *executable_path(void) {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) die("cannot find our own executable: %s", strerror(errno));

@@ -213,7 +213,7 @@ static char *find_program(const char *program) {
     if (!p[n]) break;
     p += n + 1;
   }
-  char *self = own_executable();
+  char *self = executable_path();
   *strrchr(self, '/') = 0;
   char *beside = format("%s/%s", self, program);
   free(self);
@@ -244,14 +244,23 @@ Distribution *distribution_open(const HookOptions *opts, const char *linker_outp
                                 size_t images) {
   Distribution *d = xcalloc(1, sizeof *d);
   d->opts = opts;
-  d->dir = absolute(opts->jobs_dir);
   d->linker_output = absolute(linker_output);
-  d->compiler = opts->remote_compiler ? xstrdup(opts->remote_compiler) : own_executable();
+  d->compiler = opts->remote_compiler ? xstrdup(opts->remote_compiler) : executable_path();
   d->keys = xcalloc(images ? images : 1, sizeof *d->keys);
   d->images = images;
-  if (mkdir(d->dir, 0777) < 0 && errno != EEXIST)
-    fatal(d->dir, "cannot make the jobs' directory: %s", strerror(errno));
-  remove_dir_on_failure(d->dir); // with the files in it
+  // Made exclusively, under a name with a random part: a folder or link already standing
+  // at a name of ours is never adopted, nor emptied (issue 30).
+  char *prefix = absolute(opts->jobs_dir);
+  int error = 0;
+  char *dot = format("%s.", prefix);
+  d->dir = own_make_dir(dot, 0700, &error);
+  if (!d->dir) fatal(prefix, "cannot make the jobs' directory: %s", strerror(error));
+  free(dot);
+  free(prefix);
+  remove_dir_on_failure(d->dir); // with what this run made in it
+  char *jobs_files = format("%s/image.*", d->dir); // the jobs', and their temporaries
+  own_expect(jobs_files);
+  free(jobs_files);
   return d;
 }
 
@@ -352,7 +361,7 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
   for (size_t i = 0; attempt > 1 && i < count; i++)
     for (size_t o = 0; o < NUM_OUTPUTS; o++) {
       char *path = image_path(d, images[i], job_outputs[o]);
-      unlink(path); // a retry reads only what this run wrote
+      own_remove(path); // a retry reads only what this attempt wrote
       free(path);
     }
   char *list = format("%s/jobs.%u.json", d->dir, attempt), *json = NULL;
@@ -365,8 +374,8 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
   }
   free(json);
   int out = -1;
-  if (!rc && (out = open(d->last_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-    *errmsg = format("cannot write %s: %s", d->last_log, strerror(errno));
+  if (!rc && (out = own_create(d->last_log, 0666)) < 0) {
+    *errmsg = format("cannot write %s: %s", d->last_log, strerror(-out));
     rc = -1;
   }
   if (rc) {
@@ -620,8 +629,8 @@ void distribution_close(Distribution *d, bool failed) {
     note("%s: the jobs' lists, inputs and outputs are kept (--save-temps)", d->dir);
   } else {
     if (failed) keep_distributor_log(d);
-    remove_files_in(d->dir, "");
-    rmdir(d->dir);
+    int rc = own_empty_dir(d->dir); // only what this run made: the rest, and it, stay
+    if (rc) warning(d->dir, "not removed: %s", strerror(-rc));
   }
   keep_on_success(d->dir);
   free(d->dir);
@@ -751,9 +760,11 @@ int backend_job_main(const char *meta_path, const char *bitcode_path, const char
   if (log_path) check_output_path_unswept(log_path, "--log");
   check_output_path_unswept(job.result_path, "-o");
   if (log_path) {
-    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    // A new file replacing what stands there: a link is replaced, never written through.
+    int fd = own_create_replacing(log_path);
     if (fd < 0 || dup2(fd, 2) < 0) {
-      fprintf(stderr, "%s: error: %s: cannot write: %s\n", TOOL_NAME, log_path, strerror(errno));
+      fprintf(stderr, "%s: error: %s: cannot write: %s\n", TOOL_NAME, log_path,
+              strerror(fd < 0 ? -fd : errno));
       return 1;
     }
     close(fd);

@@ -28,7 +28,7 @@ static bool requested(const Buffer *bitcode, const char *kind) {
 
 static bool first_time(const char *out_prefix) {
   char *marker = format("%s.fault", out_prefix);
-  int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  int fd = own_create(marker, 0666);
   free(marker);
   if (fd >= 0) close(fd);
   return fd >= 0;

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 path = sys.argv[-1]
 with open(path) as f:
@@ -17,10 +18,11 @@ if os.environ.get("TAMPER") != "1" and len(entries) >= 2:
     a, b = entries[0]["args"], entries[1]["args"]
     i, j = meta(entries[0]), meta(entries[1])
     a[i], b[j] = b[j], a[i]
-swapped = path + ".swapped.json"
-with open(swapped, "w") as f:
+# Beside the list, not in the link's jobs folder: the link removes only what it made there.
+with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
     json.dump(jobs, f)
-rc = subprocess.call([os.environ["SYCL_THINLTO_LOCAL"], swapped])
+    f.flush()
+    rc = subprocess.call([os.environ["SYCL_THINLTO_LOCAL"], f.name])
 if os.environ.get("TAMPER") == "1":
     result = entries[0]["outputs"][0]
     with open(result, "rb") as f:
