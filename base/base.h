@@ -296,11 +296,18 @@ void remove_temp_dir(const char *dir);
 // Records PATH (if it exists) as an input of this run, by device and inode: a symbolic link,
 // a hard link or a path through ".." names it too.
 void output_rule_input(const char *path);
+// Forgets every input and output recorded: a process that runs one command after another
+// (the local distributor's workers) begins each afresh.
+void output_rule_reset(void);
 // Fatal ("PATH: ...") if PATH, which OPTION asks for ("-o", "--time-trace"...), names a
 // recorded input, a directory, or a device other than the null device (written in place, as
 // a FIFO is), or a path an earlier check_output_path of this run named (two options writing
 // one file); then removes the temporaries dead processes left beside PATH.
 void check_output_path(const char *path, const char *option);
+// check_output_path without the look for dead processes' temporaries of PATH, which reads
+// its whole directory: for a directory its owner sweeps (a link's jobs directory, where each
+// of thousands of jobs checks its outputs).
+void check_output_path_unswept(const char *path, const char *option);
 // Only the last check of check_output_path, for a directory the command fills (--cache-dir):
 // fatal if a path an earlier check named is PATH.
 void check_output_distinct(const char *path, const char *option);
@@ -620,6 +627,15 @@ void tar_finish(Buffer *tar);
 // /dev/null, stdout and stderr together into *output (malloc'd). *wait_status as from
 // waitpid. Thread-safe. 0, or a negative errno when it cannot be started.
 int run_tool(const char *const argv[], Buffer *output, int *wait_status);
+// Starts a child as run_tool does, without waiting: ARGV[0] (looked up on PATH), or, with ARGV
+// NULL, FN(ARG) in a fork of this process (single-threaded callers only), exiting with its
+// value. Its stdout and stderr go to OUTPUT_FD. The pid (tracked: a signal that ends us ends
+// it), or a negative errno: the exec's own when the program could not be run.
+pid_t child_start(const char *const argv[], int (*fn)(void *), void *arg, int output_fd);
+// Waits for CHILD (-1: any child) and untracks it: its pid, or a negative errno.
+pid_t child_wait(pid_t child, int *wait_status);
+// The absolute path of the running executable (malloc'd); dies if the system cannot say.
+char *executable_path(void);
 
 #ifdef __cplusplus
 }

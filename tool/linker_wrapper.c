@@ -1063,11 +1063,7 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
 static int link_device_code(const WrapperOptions *o, const StringList *inputs,
                             const char *device_binary) {
   StringList argv = {0};
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) die("cannot find our own executable: %s", strerror(errno));
-  self[n] = 0;
-  strlist_push(&argv, xstrdup(self));
+  strlist_push(&argv, executable_path());
   strlist_push(&argv, xstrdup("link"));
   if (o->jobs > 0) strlist_push(&argv, format("-j%d", o->jobs));
   for (size_t i = 0; i < o->device_link_args.count; i++)
