@@ -85,6 +85,15 @@ int own_create(const char *path, int mode);
 // own_create and removed on failure until renamed; locked (flock) while open, so that
 // remove_dead_temporaries never takes it for a dead process's. fd, or a negative errno.
 int own_create_temporary(const char *path, char **name);
+// A new temporary of PATH (as own_create_temporary, SUFFIX after its random part: a tool may
+// want ".bc") holding DATA, for a tool to read: *NAME gets its name. 0, or a negative errno
+// (nothing is left).
+int own_write_temporary(const char *path, const char *suffix, const void *data, size_t size,
+                        char **name);
+// A name for a tool's output beside PATH: a temporary of PATH made empty (so nothing planted
+// stands there), expected (the tool may write it or rename its own file onto it) and removed
+// on failure. Malloc'd; NULL with *ERROR (an errno) if it cannot be made.
+char *own_tool_output(const char *path, int *error);
 // A new file at PATH replacing what stands there (a link is replaced, never followed): made
 // as a temporary and renamed onto PATH at once, for a file written while the process runs
 // (a log). fd, or a negative errno.
@@ -93,7 +102,7 @@ int own_create_replacing(const char *path);
 // place, nothing truncated; -EEXIST if a regular file or folder is there (write it through a
 // temporary instead). fd, or a negative errno.
 int own_open_in_place(const char *path);
-// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR), close-on-exec.
+// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR) and O_CLOEXEC.
 int own_open_null(int flags);
 // mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
 int own_mkdir(const char *path, int mode);

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,17 @@ static Owned *_Atomic records;
 // up through here, under the lock it holds.
 static Owned **index_slots;
 static size_t index_cap, index_count;
+
+// A formatted string; running out of memory here aborts (this file is below memory.c's
+// diagnostics, which clean up through it).
+__attribute__((format(printf, 1, 2))) static char *owned_format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0) abort();
+  va_end(ap);
+  return s;
+}
 
 static uint64_t hash_path(const char *s) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -206,7 +218,7 @@ char *temporary_name(const char *path) {
   // Host and PID say whose it is (base/temporaries.c removes a dead process's); the random
   // number makes it unguessable, and distinct between containers that share a directory and
   // a host name, whose processes may have one PID (issue 30).
-  char *suffix = format(".tmp.%s.%ld.%llu", host_name(), (long)getpid(),
+  char *suffix = owned_format(".tmp.%s.%ld.%llu", host_name(), (long)getpid(),
                         (unsigned long long)(random_u64() >> 1));
   // An output's name near NAME_MAX (250 bytes) left no room for the suffix: the output
   // could not be written at all ("File name too long"). Its name is cut to make room, to
@@ -216,7 +228,7 @@ char *temporary_name(const char *path) {
   size_t base_len = strlen(path) - dir_len, suffix_len = strlen(suffix);
   if (base_len + suffix_len > NAME_MAX && suffix_len < NAME_MAX)
     base_len = NAME_MAX - suffix_len;
-  char *name = format("%.*s%s", (int)(dir_len + base_len), path, suffix);
+  char *name = owned_format("%.*s%s", (int)(dir_len + base_len), path, suffix);
   free(suffix);
   return name;
 }
@@ -239,9 +251,10 @@ int own_create(const char *path, int mode) {
   return fd;
 }
 
-int own_create_temporary(const char *path, char **name) {
+static int create_temporary(const char *path, const char *suffix, char **name) {
   for (int attempt = 0; attempt < 100; attempt++) {
-    char *tmp = temporary_name(path);
+    char *random = temporary_name(path), *tmp = owned_format("%s%s", random, suffix);
+    free(random);
     int fd = own_create(tmp, 0666);
     if (fd >= 0) {
       own_remove_on_failure(tmp);
@@ -255,6 +268,44 @@ int own_create_temporary(const char *path, char **name) {
     if (fd != -EEXIST) return fd;
   }
   return -EEXIST;
+}
+
+int own_create_temporary(const char *path, char **name) {
+  return create_temporary(path, "", name);
+}
+
+int own_write_temporary(const char *path, const char *suffix, const void *data, size_t size,
+                        char **name) {
+  int fd = create_temporary(path, suffix, name);
+  if (fd < 0) return fd;
+  const uint8_t *p = data;
+  int rc = 0;
+  while (size && !rc) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) rc = -errno;
+    if (n > 0) p += n, size -= (size_t)n;
+  }
+  if (close(fd) < 0 && !rc) rc = -errno;
+  if (rc) {
+    own_remove(*name);
+    free(*name);
+    *name = NULL;
+  }
+  return rc;
+}
+
+char *own_tool_output(const char *path, int *error) {
+  char *name;
+  int fd = own_create_temporary(path, &name);
+  if (fd < 0) {
+    *error = -fd;
+    return NULL;
+  }
+  close(fd);
+  own_expect(name); // the tool may write it in place or rename its own file onto it
+  remove_on_failure(name);
+  return name;
 }
 
 int own_create_replacing(const char *path) {
@@ -286,7 +337,7 @@ int own_open_in_place(const char *path) {
 }
 
 int own_open_null(int flags) {
-  return open("/dev/null", (flags & O_ACCMODE) | O_CLOEXEC);
+  return open("/dev/null", flags & (O_ACCMODE | O_CLOEXEC));
 }
 
 int own_mkdir(const char *path, int mode) {
@@ -300,7 +351,7 @@ int own_mkdir(const char *path, int mode) {
 
 char *own_make_dir(const char *prefix, int mode, int *error) {
   for (int attempt = 0; attempt < 100; attempt++) {
-    char *dir = format("%s%012llx", prefix, (unsigned long long)(random_u64() >> 16));
+    char *dir = owned_format("%s%012llx", prefix, (unsigned long long)(random_u64() >> 16));
     int rc = own_mkdir(dir, mode);
     if (!rc) return dir;
     free(dir);

@@ -1002,7 +1002,7 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
   int status = 0;
   int rc = run_tool(list, &output, &status);
   if (response) {
-    if (!o->save_temps) unlink(response);
+    if (!o->save_temps) own_remove(response);
     free((char *)list[1]);
     free(response);
   }
@@ -1133,16 +1133,16 @@ static int link_host(const WrapperOptions *o, const char *wrapper_object, const 
   int rc = run_step(o, "host link", &argv, NULL);
   int moved;
   struct stat st;
-  if (!rc && !o->dry_run && lstat(partial_output, &st) != 0) {
-    // A "linker" that exits 0 and writes nothing (--linker-path=/bin/true): said as it is,
-    // not as a failed rename.
+  if (!rc && !o->dry_run && (lstat(partial_output, &st) != 0 || st.st_size == 0)) {
+    // A "linker" that exits 0 and writes nothing (--linker-path=/bin/true), leaving the empty
+    // file own_tool_output made: said as it is, not as a failed rename.
     error(o->linker_path, "the host linker exited 0 but wrote no output (%s)", partial_output);
     rc = -1;
   } else if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
     error(output, "cannot write the output: %s", strerror(-moved));
     rc = -1;
   }
-  if (rc) unlink(partial_output);
+  if (rc || o->dry_run) own_remove(partial_output);
   strlist_free(&argv);
   return rc;
 }
@@ -1203,8 +1203,10 @@ int linker_wrapper_main(int argc, char **argv) {
     free(wrapper_object);
     wrapper_object = NULL;
   }
-  char *partial_output = temporary_name(output); // the host linker makes it
-  remove_on_failure(partial_output);
+  int error = 0;
+  char *partial_output = own_tool_output(output, &error); // the host linker makes it
+  if (!partial_output) fatal(output, "cannot write beside it: %s", strerror(error));
+  own_expect(device_binary); // the device link makes it
 
   if (!rc && device_inputs.count) {
     rc = link_device_code(&o, &device_inputs, device_binary);
@@ -1215,10 +1217,10 @@ int linker_wrapper_main(int argc, char **argv) {
   if (!rc) rc = link_host(&o, wrapper_object, output, partial_output);
 
   if (temp_dir) {
-    unlink(device_binary);
-    if (wrapper_object) unlink(wrapper_object);
+    own_remove(device_binary);
+    if (wrapper_object) own_remove(wrapper_object);
     for (size_t i = 0; i < host_temps.count; i++)
-      unlink(host_temps.items[i]);
+      own_remove(host_temps.items[i]);
     remove_temp_dir(temp_dir);
   }
   strlist_free(&host_temps);
