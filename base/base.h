@@ -104,6 +104,7 @@ int own_create_replacing(const char *path);
 int own_open_in_place(const char *path);
 // /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR) and O_CLOEXEC.
 int own_open_null(int flags);
+struct stat;
 // mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
 int own_mkdir(const char *path, int mode);
 // A new folder PREFIX followed by 12 random hex digits (malloc'd), made as own_mkdir with
@@ -128,10 +129,20 @@ void own_forget(const char *path);
 // folders made in it, at any depth); what it did not make stays, and so does the folder
 // (-ENOTEMPTY). 0, or a negative errno.
 int own_empty_dir(const char *path);
+// The same relative to the folder DIRFD (opened O_DIRECTORY|O_NOFOLLOW by the caller), for
+// code that walks folders by descriptor (the cache): own_create_at as own_create,
+// own_rename_at as own_rename, own_remove_at as own_remove.
+int own_create_at(int dirfd, const char *name, int mode);
+int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure);
+int own_remove_at(int dirfd, const char *name);
+// Removes the regular file NAME of DIRFD that this run did not make (a cache entry pruned),
+// only while it still is what SEEN (fstatat, not following a link) says. 0, or a negative
+// errno (-EPERM: something else stands there now).
+int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen);
 // What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
-// run did not make; the caller has proved the owner dead. A regular file, or a flat folder
-// and its regular files, only while it still is what the caller saw (SEEN, from lstat).
-struct stat;
+// run did not make but own_remove_seen_at's; the caller has proved the owner dead. A regular
+// file, or a flat folder and its regular files, only while it still is what the caller saw
+// (SEEN, from lstat).
 int own_remove_dead_file(const char *path, const struct stat *seen);
 int own_remove_dead_dir(const char *path, const struct stat *seen);
 

@@ -512,6 +512,92 @@ int own_empty_dir(const char *path) {
 }
 
 //
+// The same relative to a folder's descriptor (DIRFD, opened by the caller with O_DIRECTORY
+// and O_NOFOLLOW: a cache walks its folders so, a link swapped in meanwhile changes nothing).
+// Records keep the path the descriptor names now (/proc/self/fd), for the signal handler.
+//
+
+static char *at_path(int dirfd, const char *name) {
+  if (dirfd == AT_FDCWD || name[0] == '/') return owned_format("%s", name);
+  char link[64], dir[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+  ssize_t n = readlink(link, dir, sizeof dir - 1);
+  if (n <= 0) return NULL;
+  dir[n] = 0;
+  return owned_format("%s/%s", dir, name);
+}
+
+int own_create_at(int dirfd, const char *name, int mode) {
+  char *path = at_path(dirfd, name);
+  if (!path) return -EBADF;
+  int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) < 0) {
+    close(fd);
+    unlinkat(dirfd, name, 0); // made by this call a moment ago, exclusively
+    fd = -1;
+  }
+  if (fd < 0) {
+    int e = -errno;
+    free(path);
+    return e;
+  }
+  record(path, OWN_FILE, &st, false);
+  free(path);
+  return fd;
+}
+
+int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure) {
+  char *from_path = at_path(fromfd, from), *to_path = at_path(tofd, to);
+  Owned *node = from_path ? find(from_path) : NULL;
+  struct stat st;
+  int rc = !node || node->kind == OWN_DIR                     ? -EPERM
+           : fstatat(fromfd, from, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno
+           : !is_recorded(node, &st) || !to_path                ? -EPERM
+                                                               : 0;
+  if (!rc) {
+    Owned *moved = record(to_path, OWN_FILE, &st, to_on_failure);
+    if (renameat(fromfd, from, tofd, to) < 0) {
+      rc = -errno;
+      atomic_store(&moved->gone, true);
+    } else {
+      atomic_store(&node->gone, true);
+    }
+  }
+  free(from_path);
+  free(to_path);
+  return rc;
+}
+
+int own_remove_at(int dirfd, const char *name) {
+  char *path = at_path(dirfd, name);
+  Owned *node = path ? find(path) : NULL;
+  if (!node && path) node = find_pattern(path);
+  free(path);
+  if (!node) return -EPERM;
+  struct stat st;
+  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    retire(node);
+    return errno == ENOENT ? 0 : -errno;
+  }
+  if (!is_recorded(node, &st)) {
+    retire(node);
+    return -EPERM;
+  }
+  if (unlinkat(dirfd, name, node->kind == OWN_DIR ? AT_REMOVEDIR : 0) < 0) return -errno;
+  retire(node);
+  return 0;
+}
+
+int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen) {
+  struct stat st;
+  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
+  if (!S_ISREG(st.st_mode) || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
+    return -EPERM;
+  return unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
+}
+
+//
 // What a failure removes: base/cleanup.c's list (issue 24), kept here with the records.
 //
 
@@ -577,11 +663,7 @@ void remove_failure_paths_now(void) {
 //
 
 int own_remove_dead_file(const char *path, const struct stat *seen) {
-  struct stat st;
-  if (lstat(path, &st) < 0) return -errno;
-  if (!S_ISREG(st.st_mode) || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
-    return -EPERM;
-  return unlink(path) < 0 ? -errno : 0;
+  return own_remove_seen_at(AT_FDCWD, path, seen);
 }
 
 int own_remove_dead_dir(const char *path, const struct stat *seen) {
