@@ -323,7 +323,7 @@ int own_create_replacing(const char *path) {
 }
 
 int own_open_in_place(const char *path) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return -errno;
   struct stat st;
   if (fstat(fd, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
@@ -332,7 +332,6 @@ int own_open_in_place(const char *path) {
     close(fd);
     return -EEXIST;
   }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
 }
 

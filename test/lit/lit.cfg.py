@@ -48,3 +48,7 @@ try:
         config.available_features.add("pidns")
 except (OSError, subprocess.SubprocessError):
     pass
+# strace, for the hostile directory test (reliability/hostile-directory.test).
+import shutil
+if shutil.which("strace"):
+    config.available_features.add("strace")
