@@ -442,11 +442,14 @@ void own_forget(const char *path) {
 // file or name there, in any folder under it first), then removes it: only while it is the
 // folder this run made, read through a descriptor that follows no link. System calls and
 // atomics only (the signal handler's). DEPTH bounds the descent.
-enum { MAX_DEPTH = 8 };
-static bool empty_and_remove(const Owned *dir, int depth) {
-  // One remover at a time (LOCK, or the one handler), a buffer per level.
-  static _Alignas(8) char buffers[MAX_DEPTH + 1][4096];
-  char *entries = buffers[depth];
+enum { MAX_DEPTH = 8, ENTRIES_SIZE = 4096 };
+typedef char EntryBuffers[MAX_DEPTH + 1][ENTRIES_SIZE];
+// One remover at a time of each kind: under LOCK, or the one signal handler (which may
+// interrupt the other, on any thread).
+static _Alignas(8) EntryBuffers locked_buffers, handler_buffers;
+
+static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers) {
+  char *entries = (*buffers)[depth];
   int fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;
@@ -469,11 +472,12 @@ static bool empty_and_remove(const Owned *dir, int depth) {
     lseek(fd, 0, SEEK_SET);
     bool unknown = false;
     long n;
-    while ((n = syscall(SYS_getdents64, fd, entries, sizeof buffers[0])) > 0) {
+    while ((n = syscall(SYS_getdents64, fd, entries, ENTRIES_SIZE)) > 0) {
       for (long at = 0; at < n;) {
         // struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, name.
         unsigned short length;
         memcpy(&length, entries + at + 16, sizeof length);
+        if (length < 20 || at + length > n) break;
         const char *name = entries + at + 19;
         at += length;
         if (!strcmp(name, ".") || !strcmp(name, "..")) continue;
@@ -486,7 +490,7 @@ static bool empty_and_remove(const Owned *dir, int depth) {
               !is_recorded(node, &entry))
             continue;
           if (node->kind == OWN_DIR)
-            removed = depth < MAX_DEPTH && empty_and_remove(node, depth + 1);
+            removed = depth < MAX_DEPTH && empty_and_remove(node, depth + 1, buffers);
           else
             removed = unlinkat(fd, name, 0) == 0;
           if (removed) retire(node);
@@ -504,7 +508,7 @@ int own_empty_dir(const char *path) {
   Owned *node = find(path);
   if (!node || node->kind != OWN_DIR) return -EPERM;
   pthread_mutex_lock(&lock);
-  bool removed = empty_and_remove(node, 0);
+  bool removed = empty_and_remove(node, 0, &locked_buffers);
   pthread_mutex_unlock(&lock);
   if (removed) atomic_store(&node->gone, true);
   return removed ? 0 : access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
@@ -635,11 +639,11 @@ void keep_on_success(const char *path) {
 
 // The handler's walk, and exit_failure's: newest first, so that what was made in a folder
 // goes before the folder.
-static void remove_failure_records(void) {
+static void remove_failure_records(EntryBuffers *buffers) {
   for (Owned *node = atomic_load(&records); node; node = atomic_load(&node->next)) {
     if (atomic_load(&node->gone) || !atomic_load(&node->on_failure)) continue;
     if (node->kind == OWN_DIR) {
-      if (empty_and_remove(node, 0)) atomic_store(&node->gone, true);
+      if (empty_and_remove(node, 0, buffers)) atomic_store(&node->gone, true);
     } else if (still_ours(node) && unlink(node->path) == 0) {
       retire(node);
     }
@@ -648,12 +652,12 @@ static void remove_failure_records(void) {
 
 void remove_failure_paths(void) {
   pthread_mutex_lock(&lock);
-  remove_failure_records();
+  remove_failure_records(&locked_buffers);
   pthread_mutex_unlock(&lock);
 }
 
 void remove_failure_paths_now(void) {
-  remove_failure_records();
+  remove_failure_records(&handler_buffers);
 }
 
 //
