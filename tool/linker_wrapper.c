@@ -1240,6 +1240,11 @@ int linker_wrapper_main(int argc, char **argv) {
     wrapper_object = NULL;
   }
   own_expect(device_binary); // the device link makes it
+  if (temp_dir) { // and its temporaries there, if it is killed before it renames one
+    char *made = format("%s*", device_binary);
+    own_expect(made);
+    free(made);
+  }
 
   if (!rc && device_inputs.count) {
     rc = link_device_code(&o, &device_inputs, device_binary);
