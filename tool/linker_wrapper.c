@@ -1027,7 +1027,7 @@ static int run_step(const WrapperOptions *o, const char *step, const StringList 
   int status = 0;
   int rc = run_tool(list, &output, &status);
   if (response) {
-    if (!o->save_temps) unlink(response);
+    if (!o->save_temps) own_remove(response);
     free((char *)list[1]);
     free(response);
   }
@@ -1240,6 +1240,12 @@ int linker_wrapper_main(int argc, char **argv) {
     free(wrapper_object);
     wrapper_object = NULL;
   }
+  own_expect(device_binary); // the device link makes it
+  if (temp_dir) { // and its temporaries there, if it is killed before it renames one
+    char *made = format("%s*", device_binary);
+    own_expect(made);
+    free(made);
+  }
 
   if (!rc && device_inputs.count) {
     rc = link_device_code(&o, &device_inputs, device_binary);
@@ -1250,10 +1256,10 @@ int linker_wrapper_main(int argc, char **argv) {
   if (!rc) rc = link_host(&o, wrapper_object, output);
 
   if (temp_dir) {
-    unlink(device_binary);
-    if (wrapper_object) unlink(wrapper_object);
+    own_remove(device_binary);
+    if (wrapper_object) own_remove(wrapper_object);
     for (size_t i = 0; i < host_temps.count; i++)
-      unlink(host_temps.items[i]);
+      own_remove(host_temps.items[i]);
     remove_temp_dir(temp_dir);
   }
   strlist_free(&host_temps);
