@@ -150,18 +150,18 @@ int own_remove_dead_dir(const char *path, const struct stat *seen);
 // each, nothing followed through a link, nothing recorded (the cache's files outlive the run;
 // the caller registers what a failure must remove). Each returns a descriptor or 0, or a
 // negative errno. own_open_dir_at: the folder NAME in AT, made first if CREATE (O_NOFOLLOW:
-// a link there is -ENOTDIR or -ELOOP). own_create_at: exclusively. own_create_temporary_at:
+// a link there is -ENOTDIR or -ELOOP). own_cache_create_at: exclusively. own_create_temporary_at:
 // NAME.tmp.HOST.PID.R exclusively, *TMP its name (malloc'd). own_append_at: an existing
-// regular file for appending. own_rename_at, own_link_at: renameat, linkat (a link is never
-// followed). own_remove_at: a regular file or a link (the link), only while it is SEEN (if
+// regular file for appending. own_cache_rename_at, own_link_at: renameat, linkat (a link is never
+// followed). own_cache_remove_at: a regular file or a link (the link), only while it is SEEN (if
 // not NULL).
 int own_open_dir_at(int at, const char *name, bool create);
-int own_create_at(int dir, const char *name, int mode);
+int own_cache_create_at(int dir, const char *name, int mode);
 int own_create_temporary_at(int dir, const char *name, char **tmp);
 int own_append_at(int dir, const char *name);
-int own_rename_at(int from_dir, const char *from, int to_dir, const char *to);
+int own_cache_rename_at(int from_dir, const char *from, int to_dir, const char *to);
 int own_link_at(int from_dir, const char *from, int to_dir, const char *to);
-int own_remove_at(int dir, const char *name, const struct stat *seen);
+int own_cache_remove_at(int dir, const char *name, const struct stat *seen);
 
 // What a failure removes: paths removed if the process exits through fatal() or
 // exit_on_errors(), or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what

@@ -709,7 +709,7 @@ int own_open_dir_at(int at, const char *name, bool create) {
   return fd < 0 ? -errno : fd;
 }
 
-int own_create_at(int dir, const char *name, int mode) {
+int own_cache_create_at(int dir, const char *name, int mode) {
   int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   return fd < 0 ? -errno : fd;
 }
@@ -717,7 +717,7 @@ int own_create_at(int dir, const char *name, int mode) {
 int own_create_temporary_at(int dir, const char *name, char **tmp) {
   for (int attempt = 0; attempt < 100; attempt++) {
     char *try = temporary_name(name);
-    int fd = own_create_at(dir, try, 0666);
+    int fd = own_cache_create_at(dir, try, 0666);
     if (fd >= 0) {
       *tmp = try;
       return fd;
@@ -739,7 +739,7 @@ int own_append_at(int dir, const char *name) {
   return fd;
 }
 
-int own_rename_at(int from_dir, const char *from, int to_dir, const char *to) {
+int own_cache_rename_at(int from_dir, const char *from, int to_dir, const char *to) {
   return renameat(from_dir, from, to_dir, to) < 0 ? -errno : 0;
 }
 
@@ -747,7 +747,7 @@ int own_link_at(int from_dir, const char *from, int to_dir, const char *to) {
   return linkat(from_dir, from, to_dir, to, 0) < 0 ? -errno : 0;
 }
 
-int own_remove_at(int dir, const char *name, const struct stat *seen) {
+int own_cache_remove_at(int dir, const char *name, const struct stat *seen) {
   struct stat st;
   if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
   if ((!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) ||
