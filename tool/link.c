@@ -524,8 +524,14 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv) {
   if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
     fatal(NULL, "%s: %s", o->cache_policy_option, why);
   if (o->cache_dir) {
-    if (cache_open(&l->cache, o->cache_dir, &policy, &why)) fatal(o->cache_dir, "%s", why);
-    l->cachep = &l->cache;
+    int rc = cache_open(&l->cache, o->cache_dir, &policy, &why);
+    if (rc < 0) fatal(o->cache_dir, "%s", why);
+    if (rc > 0) {
+      warning(o->cache_dir, "%s; the link goes on without the cache", why);
+      free(why);
+    } else {
+      l->cachep = &l->cache;
+    }
   }
   for (size_t i = 0; i < o->device_libs.count; i++)
     strlist_push(&l->device_libs, find_device_lib(o, o->device_libs.items[i]));
@@ -763,7 +769,7 @@ static int link_end(Link *l) {
   resolution_free(&l->r);
   input_set_free(&l->images);
   input_set_free(&l->inputs);
-  if (l->cachep) free(l->cache.dir);
+  if (l->cachep) cache_close(&l->cache);
   return 0;
 }
 
