@@ -286,10 +286,8 @@ done:
 }
 
 // The split images' files and their directory removed (before LLVM's tool runs in our place,
-// or after it has packaged them).
+// or after it has packaged them): base/owned.c removes what this run made there.
 static void remove_temp_images(CompileSplit *s) {
-  for (size_t i = 0; i < s->temp_files.count; i++)
-    unlink(s->temp_files.items[i]);
   strlist_free(&s->temp_files);
   if (s->temp_dir) remove_temp_dir(s->temp_dir);
   free(s->temp_dir);
