@@ -18,11 +18,24 @@ static const char program[] = "llvm-offload-binary";
 // same words come through the environment.
 static const char split_variable[] = "SYCL_THINLTO_DEVICE_CODE_SPLIT";
 
-// Whether the file at PATH is the program running now (a link to it, or it under another name).
-static bool is_ourselves(const char *path) {
+// Whether the file at PATH is the program running now (a link to it, or it under another
+// name), or stands in the folder clang found us in (SELF: our argv[0]), a -B folder that may
+// hold another copy of us.
+static bool is_ourselves(const char *path, const char *self) {
   struct stat ours, theirs;
-  return stat("/proc/self/exe", &ours) == 0 && stat(path, &theirs) == 0 &&
-         ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+  if (stat("/proc/self/exe", &ours) == 0 && stat(path, &theirs) == 0 &&
+      ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
+    return true;
+  const char *slash = strrchr(self, '/');
+  if (!slash) return false; // found on PATH by the shell: no folder of ours to skip
+  char *our_dir = xstrndup(self, (size_t)(slash - self));
+  char *their_dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
+  struct stat a, b;
+  bool same = stat(our_dir, &a) == 0 && stat(their_dir, &b) == 0 && a.st_dev == b.st_dev &&
+              a.st_ino == b.st_ino;
+  free(our_dir);
+  free(their_dir);
+  return same;
 }
 
 static bool is_executable_file(const char *path) {
@@ -32,16 +45,16 @@ static bool is_executable_file(const char *path) {
 
 // LLVM's llvm-offload-binary: where clang 22 looks after its -B directories (its own
 // directory, which is LLVM_BINDIR for the LLVM we are built with), then PATH; never ourselves
-// again (our directory may be on PATH too). Fatal if there is none.
-static char *real_offload_binary(void) {
+// again (our folder may be on PATH too). Fatal if there is none.
+static char *real_offload_binary(const char *self) {
   char *found = format("%s/%s", LLVM_BINDIR, program);
-  if (is_executable_file(found) && !is_ourselves(found)) return found;
+  if (is_executable_file(found) && !is_ourselves(found, self)) return found;
   free(found);
   const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
   for (const char *p = path;; p += strcspn(p, ":") + 1) {
     size_t n = strcspn(p, ":");
     found = format("%.*s/%s", (int)n, n ? p : ".", program);
-    if (is_executable_file(found) && !is_ourselves(found)) return found;
+    if (is_executable_file(found) && !is_ourselves(found, self)) return found;
     free(found);
     if (!p[n]) break;
   }
@@ -51,7 +64,7 @@ static char *real_offload_binary(void) {
 // Runs LLVM's tool in our place with the same arguments, argv[0] included: what it writes and
 // prints is what it would have written and printed called by that name.
 __attribute__((noreturn)) static void pass_through(char **argv) {
-  char *real = real_offload_binary();
+  char *real = real_offload_binary(argv[0]);
   fflush(NULL);
   signal(SIGXFSZ, SIG_DFL); // main ignores it; an ignored signal would stay so across exec
   execv(real, argv);
@@ -300,7 +313,7 @@ int offload_binary_main(int argc, char **argv) {
   input_size_limit_init();
   CompileSplit s = {.mode = compile_split_mode()};
   StringList args = {0};
-  strlist_push(&args, real_offload_binary());
+  strlist_push(&args, real_offload_binary(argv[0]));
   strlist_push(&args, format("-o=%s", c.output));
   bool split = false, readable = true;
   for (size_t i = 0; i < c.num_images && readable; i++)
