@@ -160,11 +160,6 @@ static void append_image_key(Buffer *arg, const char *key, const char *value) {
   }
 }
 
-static bool is_bitcode_file(const Buffer *b) {
-  return b->size >= 4 &&
-         (!memcmp(b->data, "BC\xC0\xDE", 4) || !memcmp(b->data, "\xDE\xC0\x17\x0B", 4));
-}
-
 typedef struct {
   SplitMode mode;
   char *temp_dir; // the split images' files, made on the first split
@@ -273,7 +268,7 @@ static bool image_arguments(CompileSplit *s, const char *text, StringList *args,
   bool all_bitcode = true;
   for (size_t f = 0; f < file_list.count && readable; f++) {
     readable = read_file(file_list.items[f], &bytes[f]) == 0;
-    all_bitcode = all_bitcode && readable && is_bitcode_file(&bytes[f]);
+    all_bitcode = all_bitcode && readable && is_llvm_bitcode(bytes[f].data, bytes[f].size);
   }
   OffloadString *others = xcalloc(num_keys + 1, sizeof *others);
   size_t num_others = 0;
