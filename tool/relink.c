@@ -99,7 +99,11 @@ void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *g
   cache_hash_final(&h, rl->key);
   // Identities before anything is read: a file changed while the link runs shows next time.
   rl->ids = xcalloc(files->count ? files->count : 1, sizeof(Identity));
-  rl->recordable = true;
+  // A link to an output that is not there yet is not recorded: the linker-wrapper's device
+  // link writes into a new temporary folder each time (-o is part of the key), and its
+  // records and output copies would never serve. The next link to the same output is.
+  struct stat st;
+  rl->recordable = lstat(output, &st) == 0;
   for (size_t i = 0; i < files->count; i++) {
     Identity *id = &((Identity *)rl->ids)[i];
     if (identity_of(files->items[i], id) || is_racy(id, rl->started_ns)) rl->recordable = false;

@@ -106,7 +106,8 @@ typedef struct {
   char key[CACHE_KEY_SIZE]; // the link's: the options that shape the output, the files' paths
   void *ids;                // each file's identity, taken by relink_begin
   int64_t started_ns;
-  bool recordable; // every file regular and not changed just now (its identity can be trusted)
+  bool recordable; // every file regular and not changed just now (its identity can be
+                   // trusted), and the output there before the link
 } Relink;
 
 // Before the link reads anything: the link's key from its arguments (those that change only
