@@ -85,6 +85,15 @@ int own_create(const char *path, int mode);
 // own_create and removed on failure until renamed; locked (flock) while open, so that
 // remove_dead_temporaries never takes it for a dead process's. fd, or a negative errno.
 int own_create_temporary(const char *path, char **name);
+// A new temporary of PATH (as own_create_temporary, SUFFIX after its random part: a tool may
+// want ".bc") holding DATA, for a tool to read: *NAME gets its name. 0, or a negative errno
+// (nothing is left).
+int own_write_temporary(const char *path, const char *suffix, const void *data, size_t size,
+                        char **name);
+// A name for a tool's output beside PATH: a temporary of PATH made empty (so nothing planted
+// stands there), expected (the tool may write it or rename its own file onto it) and removed
+// on failure. Malloc'd; NULL with *ERROR (an errno) if it cannot be made.
+char *own_tool_output(const char *path, int *error);
 // A new file at PATH replacing what stands there (a link is replaced, never followed): made
 // as a temporary and renamed onto PATH at once, for a file written while the process runs
 // (a log). fd, or a negative errno.
@@ -93,8 +102,9 @@ int own_create_replacing(const char *path);
 // place, nothing truncated; -EEXIST if a regular file or folder is there (write it through a
 // temporary instead). fd, or a negative errno.
 int own_open_in_place(const char *path);
-// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR), close-on-exec.
+// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR) and O_CLOEXEC.
 int own_open_null(int flags);
+struct stat;
 // mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
 int own_mkdir(const char *path, int mode);
 // A new folder PREFIX followed by 12 random hex digits (malloc'd), made as own_mkdir with
@@ -119,10 +129,20 @@ void own_forget(const char *path);
 // folders made in it, at any depth); what it did not make stays, and so does the folder
 // (-ENOTEMPTY). 0, or a negative errno.
 int own_empty_dir(const char *path);
+// The same relative to the folder DIRFD (opened O_DIRECTORY|O_NOFOLLOW by the caller), for
+// code that walks folders by descriptor (the cache): own_create_at as own_create,
+// own_rename_at as own_rename, own_remove_at as own_remove.
+int own_create_at(int dirfd, const char *name, int mode);
+int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure);
+int own_remove_at(int dirfd, const char *name);
+// Removes the regular file NAME of DIRFD that this run did not make (a cache entry pruned),
+// only while it still is what SEEN (fstatat, not following a link) says. 0, or a negative
+// errno (-EPERM: something else stands there now).
+int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen);
 // What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
-// run did not make; the caller has proved the owner dead. A regular file, or a flat folder
-// and its regular files, only while it still is what the caller saw (SEEN, from lstat).
-struct stat;
+// run did not make but own_remove_seen_at's; the caller has proved the owner dead. A regular
+// file, or a flat folder and its regular files, only while it still is what the caller saw
+// (SEEN, from lstat).
 int own_remove_dead_file(const char *path, const struct stat *seen);
 int own_remove_dead_dir(const char *path, const struct stat *seen);
 
