@@ -342,14 +342,23 @@ static void start_codegen(HookJob *job) {
     job->linked = (Buffer){0}; // the pool owns it now
     return;
   }
-  const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
-  char *spv = format("%s.spv", job->bc_path); // the translator's output (translator.c)
-  remove_on_failure(job->bc_path);
-  remove_on_failure(spv);
+  // In TMPDIR under a name with a random part, made exclusively; the translator's output
+  // (translator.c: the same name with .spv) is made empty here first, so that it writes
+  // into a file of ours, never through a link planted at its name (issue 30).
+  const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  char *base = format("%s/sycl-thinlto-%zu", tmpdir, job->index);
+  int rc = own_write_temporary(base, ".bc", job->linked.data, job->linked.size, &job->bc_path);
+  free(base);
+  char *spv = rc ? NULL : format("%s.spv", job->bc_path);
+  int fd = spv ? own_create(spv, 0666) : rc;
+  if (fd >= 0) {
+    close(fd);
+    remove_on_failure(spv);
+  }
   free(spv);
-  if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
-    job->error = format("cannot write %s for the translator", job->bc_path);
+  if (fd < 0) {
+    job->error = format("cannot write %s/sycl-thinlto-%zu.bc* for the translator: %s", tmpdir,
+                        job->index, strerror(-fd));
     image_done(job);
     return;
   }
@@ -361,11 +370,9 @@ static void start_codegen(HookJob *job) {
 static void after_codegen(void *arg, Buffer spirv, char *errmsg) {
   HookJob *job = arg;
   if (job->bc_path) {
-    unlink(job->bc_path);
-    keep_on_success(job->bc_path);
+    own_remove(job->bc_path);
     char *spv = format("%s.spv", job->bc_path);
-    unlink(spv);
-    keep_on_success(spv);
+    own_remove(spv);
     free(spv);
   }
   if (errmsg) {
