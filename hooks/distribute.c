@@ -579,8 +579,8 @@ static char *job_failure_message(const Distribution *d, size_t image, char *why)
     msg = format("%s; its stderr:\n%s", why, tail);
   } else {
     char *theirs = d->last_log ? file_tail(d->last_log, RETRY_LOG_TAIL) : xstrdup("");
-    msg = format("%s (its stderr was empty)%s%s", why,
-                 *theirs ? "; the distributor's output:\n" : "", theirs);
+    msg = *theirs ? format("%s (its stderr was empty); the distributor's output:\n%s", why, theirs)
+                  : format("%s (its stderr was empty)", why);
     free(theirs);
   }
   free(tail);
