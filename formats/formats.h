@@ -186,6 +186,10 @@ typedef struct {
   Buffer *spirv;
   const StringList *symbols;        // kernel names
   const PropertySets *properties;   // written as JSON under the "properties" key
+  // A native image (ahead-of-time, issue 33): its kind (IMG_OBJECT), triple and arch; zero
+  // and NULL for a SPIR-V image, which takes IMG_SPIRV, SPIRV_TRIPLE and the writer's arch.
+  uint16_t kind;
+  const char *triple, *arch;
 } OutputImage;
 
 // Opened before the hooks, which call output_ready as each image is done; output_commit

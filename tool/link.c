@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char link_usage[] =
@@ -41,7 +42,12 @@ static const char link_usage[] =
     "  --no-validate                     skip spirv-val on the images\n"
     "  --import-instr-limit=<n>          ThinLTO import threshold (default: 1000)\n"
     "  --triple=<triple>                 device triple (spirv64* or spir64*)\n"
-    "  --arch=<arch>                     device architecture recorded in the output\n"
+    "  --arch=<arch>                     device architecture recorded in the output; Intel GPUs\n"
+    "                                    (pvc, acm_g10, intel_gpu_tgllp, ..., several with ','):\n"
+    "                                    native images compiled by ocloc (ahead of time), and\n"
+    "                                    'spirv' in the list keeps the SPIR-V images too\n"
+    "  --ocloc=<path>                    the ocloc to run (default: ocloc on PATH)\n"
+    "  --ocloc-options=<options>         more arguments for ocloc (clang-sycl-linker's option)\n"
     "  --save-temps                      keep each image's bitcode and SPIR-V beside -o\n"
     "  --cache-dir=<dir>, --thinlto-cache-dir=<dir>\n"
     "                                    reuse unchanged work of earlier links (incremental)\n"
@@ -105,6 +111,8 @@ typedef struct {
   const char *distributor; // --distributor, resolved
   StringList distributor_args;
   const char *remote_compiler;
+  const char *ocloc;        // --ocloc=PATH
+  StringList ocloc_options; // --ocloc-options=..., each as given
 } LinkOptions;
 
 static void add_group(LinkOptions *o, int start, int end, bool input) {
@@ -266,8 +274,11 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->triple = v;
     } else if ((v = option_value(argc, argv, &i, a, "arch"))) {
       o->arch = v;
+    } else if ((v = option_value(argc, argv, &i, a, "ocloc-options"))) {
+      strlist_push(&o->ocloc_options, xstrdup(v));
+    } else if ((v = option_value(argc, argv, &i, a, "ocloc"))) {
+      o->ocloc = v;
     } else if (clang_personality && (is_flag(a, "dry-run") || is_flag(a, "print-linked-module") ||
-                                     option_value(argc, argv, &i, a, "ocloc-options") ||
                                      option_value(argc, argv, &i, a, "opencl-aot-options") ||
                                      option_value(argc, argv, &i, a, "spirv-dump-device-code"))) {
       warning(NULL, "option '%s' of clang-sycl-linker is not supported; ignored", raw);
@@ -401,7 +412,7 @@ static void llvm_fatal_error(const char *reason) {
 
 // The hooks' step 6: a finished image goes to the output as soon as its turn comes.
 static void image_done(void *output, size_t image) {
-  output_ready(output, image);
+  if (output) output_ready(output, image);
   progress_image_done();
 }
 
@@ -455,6 +466,54 @@ static void write_reproducer(const LinkOptions *o, char **argv) {
   reproducer_write(&r);
 }
 
+static int run_link(LinkOptions *o);
+
+// --arch devices with different aspects (pvc has fp64, acm_g10 has not): one link per set of
+// aspects, each in a child process of its own (a link's state is its process's), their
+// outputs concatenated in order (OffloadBinary files concatenate).
+static int link_aspect_groups(LinkOptions *o, const StringList *groups) {
+  Buffer all = {0};
+  for (size_t g = 0; g < groups->count; g++) {
+    char *part = format("%s.aot.%ld.%zu", o->output, (long)getpid(), g);
+    remove_on_failure(part); // a name only this process uses
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) fatal(NULL, "cannot fork: %s", strerror(errno));
+    if (pid == 0) {
+      forget_children();
+      o->arch = groups->items[g];
+      o->output = part;
+      o->time_trace = NULL;
+      o->time_trace_flag = false;
+      exit(run_link(o));
+    }
+    track_child(pid);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    untrack_child(pid);
+    if (WIFSIGNALED(status))
+      fatal(NULL, "the link for --arch=%s was killed by signal %d", groups->items[g],
+            WTERMSIG(status));
+    if (WEXITSTATUS(status)) { // it has said why
+      remove_failure_paths();
+      exit(WEXITSTATUS(status));
+    }
+    Buffer b;
+    int rc = read_file(part, &b);
+    if (rc) fatal(part, "%s", read_error_text(rc));
+    buffer_append(&all, b.data, b.size);
+    buffer_free(&b);
+    unlink(part);
+    free(part);
+  }
+  int rc = write_output_atomic(o->output, all.data, all.size);
+  if (rc) fatal(o->output, "cannot write output: %s", strerror(-rc));
+  keep_on_success(o->output);
+  free(all.data);
+  return 0;
+}
+
 static int run_link(LinkOptions *o) {
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
   refuse_stdout_output(o->output);
@@ -463,6 +522,23 @@ static int run_link(LinkOptions *o) {
     fatal(NULL, "unsupported target triple '%s': sycl-thinlto links spirv64 and spir64 images",
           o->triple);
   if (o->jobs <= 0) o->jobs = (int)uv_available_parallelism();
+  // --arch naming Intel GPUs: native images by ocloc, and the devices' aspects decide the
+  // AOT split (--aot-aspects, when given, still says it explicitly).
+  AotPlan aot;
+  bool native = aot_plan(o->arch, o->ocloc, &o->ocloc_options, &aot);
+  if (!native && o->ocloc_options.count)
+    warning(NULL, "--ocloc-options: no Intel GPU in --arch, ocloc does not run; ignored");
+  if (native) {
+    StringList groups = {0};
+    aot_aspect_groups(&aot, &groups);
+    if (groups.count > 1) {
+      aot_plan_free(&aot);
+      return link_aspect_groups(o, &groups);
+    }
+    strlist_free(&groups);
+  }
+  if (native && !o->split.aot && aot_device_aspects(&aot, &o->split.aot_aspects))
+    o->split.aot = true;
   char *distributor = NULL;
   if (o->distributor) {
     char *why;
@@ -594,7 +670,7 @@ static int run_link(LinkOptions *o) {
   OutputWriter output;
   OutputImage *outputs = xcalloc(emitted ? emitted : 1, sizeof(OutputImage));
   for (size_t i = 0; i < emitted; i++)
-    outputs[i] = (OutputImage){&results[i].spirv, &results[i].symbols, &results[i].properties};
+    outputs[i] = (OutputImage){.spirv = &results[i].spirv, .symbols = &results[i].symbols, .properties = &results[i].properties};
   // The jobs' files: beside the output, which a cluster's nodes see on a shared file system.
   char *jobs_dir = format("%s.jobs.%s.%ld", o->output, host_name(), (long)getpid());
   HookOptions ho = {
@@ -617,10 +693,10 @@ static int run_link(LinkOptions *o) {
       .output = o->output,
       .keep_jobs = o->save_temps,
       .image_done = image_done,
-      .image_done_arg = &output,
+      .image_done_arg = native ? NULL : &output, // AOT writes once ocloc is done
   };
   // Images are written as they are done (in order): the link never holds all their SPIR-V.
-  output_open(&output, o->output, o->arch, outputs, emitted);
+  if (!native) output_open(&output, o->output, o->arch, outputs, emitted);
   STAGE("hooks", {
     progress_stage("hooks", emitted);
     if (o->full_lto) index_definitions(&sources, &r, cachep, o->jobs); // thin_link's is done
@@ -633,7 +709,19 @@ static int run_link(LinkOptions *o) {
   if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
   if (o->check_imports) check_link_imports(results, emitted);
 
-  STAGE("output", output_commit(&output));
+  if (native) {
+    // Ahead of time: each image through ocloc per device, in parallel, cached, distributable.
+    AotOptions ao = {.jobs = o->jobs,
+                     .cache = cachep,
+                     .distributor = distributor,
+                     .distributor_args = &o->distributor_args,
+                     .output = o->output,
+                     .keep_files = o->save_temps};
+    STAGE("aot", link_native_output(o->output, &aot, &ao, results, emitted));
+    aot_plan_free(&aot);
+  } else {
+    STAGE("output", output_commit(&output));
+  }
   progress_end(); // before the link's own output (--stats, warnings)
   if (cachep) cache_prune(cachep);
   struct rusage workers;
@@ -676,6 +764,7 @@ static void free_options(LinkOptions *o) {
   strlist_free(&o->library_paths);
   strlist_free(&o->distributor_args);
   strlist_free(&o->split.aot_aspects);
+  strlist_free(&o->ocloc_options);
 }
 
 static void default_options(LinkOptions *o) {

@@ -92,6 +92,10 @@ void progress_end(void);
 // tool/link.c: `sycl-thinlto link`, the link driver: the data flow of ARCHITECTURE.md, one
 // call per stage.
 int link_main(int argc, char **argv);
+// tool/link_aot.c: the AOT stage of a link with --arch=<Intel GPUs>: RESULTS' SPIR-V compiled
+// by ocloc for PLAN's devices, written to OUTPUT as native images (and SPIR-V ones if asked).
+void link_native_output(const char *output, const AotPlan *plan, const AotOptions *opts,
+                        ImageResult *results, size_t count);
 // tool/link.c: argv[0] ends in clang-sycl-linker: clang-sycl-linker 22's command line.
 int clang_sycl_linker_main(int argc, char **argv);
 // tool/split_command.c: `sycl-thinlto split`.
