@@ -21,7 +21,7 @@
 static const struct {
   const char *alias, *name;
 } device_aliases[] = {
-    {"dg2", "acm_g10"},     {"dg2_g10", "acm_g10"}, {"dg2_g11", "acm_g11"},
+    {"dg2", "acm_g10"},     {"dg2_g10", "acm_g10"},  {"dg2_g11", "acm_g11"},
     {"dg2_g12", "acm_g12"}, {"ats_m150", "acm_g10"}, {"ats_m75", "acm_g11"},
 };
 
@@ -33,11 +33,24 @@ static const char *const newer_intel_gpus[] = {"bmg_g21", "bmg_g31", "lnl_m", "p
                                                "mtl_s",   "mtl_p",   NULL};
 
 // CPU AOT goes through opencl-aot, which Debian does not package.
-static const char *const cpu_names[] = {
-    "x86_64",        "spir64_x86_64",  "intel_cpu",      "skylake-avx512", "skx",
-    "cascadelake",   "icelake-client", "icelake-server", "sapphirerapids", "graniterapids",
-    "core-avx2",     "corei7-avx",     "corei7",         "broadwell",      "skylake",
-    "coffeelake",    "alderlake",      NULL};
+static const char *const cpu_names[] = {"x86_64",
+                                        "spir64_x86_64",
+                                        "intel_cpu",
+                                        "skylake-avx512",
+                                        "skx",
+                                        "cascadelake",
+                                        "icelake-client",
+                                        "icelake-server",
+                                        "sapphirerapids",
+                                        "graniterapids",
+                                        "core-avx2",
+                                        "corei7-avx",
+                                        "corei7",
+                                        "broadwell",
+                                        "skylake",
+                                        "coffeelake",
+                                        "alderlake",
+                                        NULL};
 
 static bool in_list(const char *const *list, const char *name) {
   for (; *list; list++)
@@ -135,9 +148,9 @@ static void ocloc_identity(const char *ocloc, const char *help, char key[CACHE_K
   cache_hash_string(&h, realpath(ocloc, real) ? real : ocloc);
   struct stat st;
   if (stat(ocloc, &st) == 0) {
-    char *id = format("%llu %llu %lld.%09ld", (unsigned long long)st.st_ino,
-                      (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                      st.st_mtim.tv_nsec);
+    char *id =
+        format("%llu %llu %lld.%09ld", (unsigned long long)st.st_ino,
+               (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     cache_hash_string(&h, id);
     free(id);
   }
@@ -177,9 +190,11 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
   strlist_split_commas(&asked, arch);
   for (size_t i = 0; i < asked.count; i++)
     if (in_list(cpu_names, asked.items[i]) || !strncmp(asked.items[i], "intel_cpu_", 10))
-      fatal(NULL, "--arch=%s: ahead-of-time compilation for CPUs runs opencl-aot, which is not "
-                  "installed (Debian does not package it); link without --arch for SPIR-V, "
-                  "which a CPU's OpenCL runtime compiles when the program runs", arch);
+      fatal(NULL,
+            "--arch=%s: ahead-of-time compilation for CPUs runs opencl-aot, which is not "
+            "installed (Debian does not package it); link without --arch for SPIR-V, "
+            "which a CPU's OpenCL runtime compiles when the program runs",
+            arch);
 
   // The installed ocloc and the devices it knows (its own names: pvc-sdv, acm-g10).
   char *program = find_program(ocloc ? ocloc : "ocloc");
@@ -233,8 +248,9 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
   }
   plan->spirv = spirv;
   if (stranger)
-    fatal(NULL, "--arch: '%s' is neither an Intel GPU nor 'spirv'; with native devices the "
-                "list names only Intel GPUs (pvc, acm_g10, intel_gpu_tgllp, ...) and 'spirv'",
+    fatal(NULL,
+          "--arch: '%s' is neither an Intel GPU nor 'spirv'; with native devices the "
+          "list names only Intel GPUs (pvc, acm_g10, intel_gpu_tgllp, ...) and 'spirv'",
           stranger);
   if (!program)
     fatal(ocloc, "--arch=%s asks for native code for Intel GPUs, which ocloc compiles: %s", arch,
@@ -245,8 +261,10 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
   for (size_t d = 0; d < plan->num_devices; d++)
     if (!strlist_contains(&known, plan->devices[d].ocloc_name)) {
       char *list = strlist_join(&known, ", ");
-      fatal(NULL, "--arch: device '%s' is unknown to the installed ocloc (%s), which compiles "
-                  "for: %s", plan->devices[d].asked, program, list);
+      fatal(NULL,
+            "--arch: device '%s' is unknown to the installed ocloc (%s), which compiles "
+            "for: %s",
+            plan->devices[d].asked, program, list);
     }
   plan->ocloc = program;
   for (size_t i = 0; ocloc_options && i < ocloc_options->count; i++)
@@ -378,7 +396,10 @@ static void read_native(AotRun *run, AotImage *a) {
   if (rc)
     a->error = format("ocloc wrote no native image for device %s (%s: %s)",
                       run->plan->devices[a->device].ocloc_name, bin, read_error_text(rc));
-  else if (a->native.size < 4 || memcmp(a->native.data, "\x7f" "ELF", 4))
+  else if (a->native.size < 4 || memcmp(a->native.data,
+                                        "\x7f"
+                                        "ELF",
+                                        4))
     a->error = format("ocloc's output for device %s is not an ELF file (%s)",
                       run->plan->devices[a->device].ocloc_name, bin);
   if (!run->opts->keep_files) unlink(bin);
@@ -421,8 +442,8 @@ static void compile_one(void *arg, size_t k) {
       n--;
     a->error = format("ocloc failed for device %s (%s %d)%s%.*s", d->ocloc_name,
                       WIFSIGNALED(status) ? "signal" : "status",
-                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-                      n ? ":\n" : "", (int)n, (const char *)out.data);
+                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), n ? ":\n" : "",
+                      (int)n, (const char *)out.data);
   } else {
     read_native(run, a);
   }

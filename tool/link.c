@@ -670,7 +670,9 @@ static int run_link(LinkOptions *o) {
   OutputWriter output;
   OutputImage *outputs = xcalloc(emitted ? emitted : 1, sizeof(OutputImage));
   for (size_t i = 0; i < emitted; i++)
-    outputs[i] = (OutputImage){.spirv = &results[i].spirv, .symbols = &results[i].symbols, .properties = &results[i].properties};
+    outputs[i] = (OutputImage){.spirv = &results[i].spirv,
+                               .symbols = &results[i].symbols,
+                               .properties = &results[i].properties};
   // The jobs' files: beside the output, which a cluster's nodes see on a shared file system.
   char *jobs_dir = format("%s.jobs.%s.%ld", o->output, host_name(), (long)getpid());
   HookOptions ho = {
