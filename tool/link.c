@@ -533,7 +533,9 @@ static int run_link(LinkOptions *o) {
     aot_aspect_groups(&aot, &groups);
     if (groups.count > 1) {
       aot_plan_free(&aot);
-      return link_aspect_groups(o, &groups);
+      int rc = link_aspect_groups(o, &groups);
+      strlist_free(&groups);
+      return rc;
     }
     strlist_free(&groups);
   }
