@@ -563,15 +563,28 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
   if (o->cache) note("cache: %zu of %zu native image(s) reused", hits, n);
 
   if (num_todo) {
-    // The distributor's nodes see the files beside the output; local jobs use TMPDIR.
+    // The distributor's nodes see the files beside the output (an absolute path, for
+    // whatever directory a job starts in); --save-temps keeps them there, in OUT.aot; local
+    // jobs use TMPDIR.
     char *dir;
-    if (o->distributor) {
+    bool made = true;
+    if (o->distributor || o->keep_files) {
       char *copy = xstrdup(o->output), *slash = strrchr(copy, '/');
       const char *name = slash ? slash + 1 : copy;
       if (slash) *slash = 0;
-      char *prefix = format("%s.aot", name);
-      dir = make_temp_dir(slash ? (*copy ? copy : "/") : ".", prefix);
-      free(prefix);
+      char parent[PATH_MAX];
+      if (!realpath(slash ? (*copy ? copy : "/") : ".", parent))
+        fatal(o->output, "cannot find its directory: %s", strerror(errno));
+      if (o->keep_files) {
+        dir = format("%s/%s.aot", parent, name);
+        if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+          fatal(dir, "cannot make the directory: %s", strerror(errno));
+        made = false;
+      } else {
+        char *prefix = format("%s.aot", name);
+        dir = make_temp_dir(parent, prefix);
+        free(prefix);
+      }
       free(copy);
     } else {
       const char *tmp = getenv("TMPDIR");
@@ -592,7 +605,7 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
         images[todo[i]] = sub[i];
       free(sub);
     }
-    if (!o->keep_files) remove_temp_dir(dir);
+    if (made) remove_temp_dir(dir);
     free(dir);
   }
   for (size_t t = 0; t < num_todo; t++) {

@@ -22,6 +22,7 @@ static void native_properties(const PropertySets *sets, const char *target, Prop
 void link_native_output(const char *output, const AotPlan *plan, const AotOptions *opts,
                         ImageResult *results, size_t count) {
   size_t num_native;
+  progress_stage("aot", 0); // ocloc's runs are on threads of their own: the stage only
   AotImage *natives = aot_compile(plan, opts, results, count, &num_native);
   size_t total = num_native + (plan->spirv ? count : 0), n = 0;
   OutputImage *images = xcalloc(total + 1, sizeof *images);
@@ -49,7 +50,7 @@ void link_native_output(const char *output, const AotPlan *plan, const AotOption
     hits += natives[i].from_cache;
   note("aot: %zu native image(s) for %zu device(s), %zu compiled, %zu from the cache", num_native,
        plan->num_devices, num_native - hits, hits);
-  if (!n) warning(output, "no image any --arch device can run; the output holds no image");
+  if (!n && count) warning(output, "no image any --arch device can run; the output holds no image");
   OutputWriter w;
   output_open(&w, output, NULL, images, n);
   output_commit(&w);
