@@ -402,7 +402,7 @@ static void read_native(AotRun *run, AotImage *a) {
                                         4))
     a->error = format("ocloc's output for device %s is not an ELF file (%s)",
                       run->plan->devices[a->device].ocloc_name, bin);
-  if (!run->opts->keep_files) unlink(bin);
+  if (!run->opts->keep_files) own_remove(bin);
   free(bin);
 }
 
@@ -423,6 +423,9 @@ static void compile_one(void *arg, size_t k) {
   if (a->from_cache || a->error) return;
   if (write_spirv(run, a)) return;
   StringList args = {0};
+  char *bin = file_of(run, a, "bin");
+  own_expect(bin); // ocloc makes it, in a folder of this run's
+  free(bin);
   strlist_push(&args, xstrdup(run->plan->ocloc));
   ocloc_args(run, a, &args);
   char *shown = command_text(&args);
@@ -450,7 +453,7 @@ static void compile_one(void *arg, size_t k) {
   free(out.data);
   if (!run->opts->keep_files) {
     char *spv = file_of(run, a, "spv");
-    unlink(spv);
+    own_remove(spv);
     free(spv);
   }
 }
@@ -480,7 +483,7 @@ static void run_distributed(AotRun *run, const size_t *todo, size_t count) {
     char *spv = file_of(run, a, "spv"), *bin = file_of(run, a, "bin");
     json_push(inputs, json_text(spv));
     json_push(outputs, json_text(bin));
-    unlink(bin); // what is read back is what this run wrote
+    own_expect(bin); // ocloc makes it, in a folder of this run's
     free(spv);
     free(bin);
     json_put(job, "inputs", inputs);
@@ -522,11 +525,11 @@ static void run_distributed(AotRun *run, const size_t *todo, size_t count) {
     }
     if (!o->keep_files) {
       char *spv = file_of(run, a, "spv");
-      unlink(spv);
+      own_remove(spv);
       free(spv);
     }
   }
-  if (!o->keep_files) unlink(list);
+  if (!o->keep_files) own_remove(list);
   free(list);
   free(linker_output);
   free(out.data);
@@ -564,7 +567,7 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
 
   if (num_todo) {
     // The distributor's nodes see the files beside the output (an absolute path, for
-    // whatever directory a job starts in); --save-temps keeps them there, in OUT.aot; local
+    // whatever directory a job starts in); --save-temps keeps them there, in OUT.aot-R; local
     // jobs use TMPDIR.
     char *dir;
     bool made = true;
@@ -576,9 +579,12 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
       if (!realpath(slash ? (*copy ? copy : "/") : ".", parent))
         fatal(o->output, "cannot find its directory: %s", strerror(errno));
       if (o->keep_files) {
-        dir = format("%s/%s.aot", parent, name);
-        if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-          fatal(dir, "cannot make the directory: %s", strerror(errno));
+        char *prefix = format("%s/%s.aot-", parent, name);
+        int error = 0;
+        if (!(dir = own_make_dir(prefix, 0777, &error)))
+          fatal(prefix, "cannot create a directory: %s", strerror(error));
+        note("--save-temps: ocloc's files in %s", dir);
+        free(prefix);
         made = false;
       } else {
         char *prefix = format("%s.aot", name);

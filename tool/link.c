@@ -475,7 +475,8 @@ static int link_aspect_groups(LinkOptions *o, const StringList *groups) {
   Buffer all = {0};
   for (size_t g = 0; g < groups->count; g++) {
     char *part = format("%s.aot.%ld.%zu", o->output, (long)getpid(), g);
-    remove_on_failure(part); // a name only this process uses
+    own_expect(part); // the child makes it
+    remove_on_failure(part);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) fatal(NULL, "cannot fork: %s", strerror(errno));
@@ -504,7 +505,7 @@ static int link_aspect_groups(LinkOptions *o, const StringList *groups) {
     if (rc) fatal(part, "%s", read_error_text(rc));
     buffer_append(&all, b.data, b.size);
     buffer_free(&b);
-    unlink(part);
+    own_remove(part);
     free(part);
   }
   int rc = write_output_atomic(o->output, all.data, all.size);
