@@ -73,9 +73,16 @@ static char *canonical_device(const char *asked) {
   return name;
 }
 
+// ocloc's families and releases (gen9, xe-hpc) compile several devices into one fat binary:
+// they are not one device.
+static bool is_family(const char *ocloc_name) {
+  return (!strncmp(ocloc_name, "gen", 3) && ocloc_name[3] >= '0' && ocloc_name[3] <= '9') ||
+         !strcmp(ocloc_name, "xe") || !strncmp(ocloc_name, "xe-", 3);
+}
+
 // The devices ocloc compiles for, from `ocloc compile --help` ("<device_type> can be: bdw,
-// skl, ..., version  or hexadecimal value"): its own names, no families, no ranges.
-static void ocloc_devices(const char *help, StringList *devices) {
+// skl, ..., version  or hexadecimal value"): its own names; families into FAMILIES.
+static void ocloc_devices(const char *help, StringList *devices, StringList *families) {
   const char *p = strstr(help, "can be:");
   if (!p) return;
   p += strlen("can be:");
@@ -90,7 +97,7 @@ static void ocloc_devices(const char *help, StringList *devices) {
       free(word);
       break;
     }
-    strlist_push(devices, word);
+    strlist_push(is_family(word) ? families : devices, word);
     p += n;
   }
 }
@@ -170,14 +177,11 @@ static char *ocloc_spelling(const char *name) {
   return s;
 }
 
-// Whether NAME (canonical) is an Intel GPU this tool or the installed ocloc knows. ocloc's
-// families and releases (gen9, xe-hpc) compile several devices into one fat binary: not one
-// device.
+// Whether NAME (canonical) is an Intel GPU this tool or the installed ocloc knows.
 static bool is_intel_gpu(const char *asked, const char *name, const StringList *known) {
   char *target = format("intel_gpu_%s", name), *spelled = ocloc_spelling(name);
-  bool family = !strncmp(name, "gen", 3) || !strncmp(name, "xe", 2);
   bool yes = !strncmp(asked, "intel_gpu_", 10) || target_aspects(target) ||
-             in_list(newer_intel_gpus, name) || (!family && strlist_contains(known, spelled));
+             in_list(newer_intel_gpus, name) || strlist_contains(known, spelled);
   free(target);
   free(spelled);
   return yes;
@@ -198,7 +202,7 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
 
   // The installed ocloc and the devices it knows (its own names: pvc-sdv, acm-g10).
   char *program = find_program(ocloc ? ocloc : "ocloc");
-  StringList known = {0};
+  StringList known = {0}, families = {0};
   char *help = NULL;
   if (program) {
     const char *argv[] = {program, "compile", "--help", NULL};
@@ -206,7 +210,7 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
     int status;
     if (run_tool(argv, &out, &status) == 0) {
       help = (char *)out.data;
-      ocloc_devices(help, &known);
+      ocloc_devices(help, &known, &families);
     }
   }
   const char *stranger = NULL;
@@ -218,6 +222,10 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
       continue;
     }
     char *name = canonical_device(a);
+    if (strlist_contains(&families, a))
+      fatal(NULL, "--arch: '%s' is a family of devices for ocloc, which would compile them all "
+                  "into one fat binary; name each device (%s compile --help lists them)",
+            a, program);
     if (!is_intel_gpu(a, name, &known)) {
       if (!stranger) stranger = a;
       free(name);
@@ -242,6 +250,7 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
     aot_plan_free(plan);
     strlist_free(&asked);
     strlist_free(&known);
+    strlist_free(&families);
     free(program);
     free(help);
     return 0;
@@ -272,6 +281,7 @@ int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_option
   ocloc_identity(program, help, plan->identity);
   free(help);
   strlist_free(&known);
+  strlist_free(&families);
   strlist_free(&asked);
   return 1;
 }
