@@ -482,10 +482,14 @@ static int link_aspect_groups(LinkOptions *o, const StringList *groups) {
     if (pid < 0) fatal(NULL, "cannot fork: %s", strerror(errno));
     if (pid == 0) {
       forget_children();
+      // Each link's trace is its own: TRACE.G, where TRACE is what the options name.
+      if (o->time_trace)
+        o->time_trace = format("%s.%zu", o->time_trace, g);
+      else if (o->time_trace_flag)
+        o->time_trace = format("%s.time-trace.%zu", o->output, g);
+      o->time_trace_flag = false;
       o->arch = groups->items[g];
       o->output = part;
-      o->time_trace = NULL;
-      o->time_trace_flag = false;
       exit(run_link(o));
     }
     track_child(pid);
