@@ -610,6 +610,18 @@ static int run_link(LinkOptions *o) {
   for (size_t i = 0; i < inputs.count; i++)
     user_images += !inputs.items[i].is_library;
   if (!user_images) fatal(NULL, "no SYCL device images for a SPIR-V target in the inputs");
+  // Device code compiled for intel's AOT target asks for native code: without --arch naming
+  // its device the link would write SPIR-V for it, without a word.
+  if (!native && inputs.target && !strcmp(inputs.target, "spir64_gen")) {
+    const char *device = "<device>";
+    for (size_t i = 0; i < inputs.count; i++)
+      if (!inputs.items[i].is_library && inputs.items[i].arch && *inputs.items[i].arch)
+        device = inputs.items[i].arch;
+    fatal(inputs.target_origin,
+          "device code for spir64_gen (ahead of time for Intel GPUs) is linked for a device: "
+          "--arch=%s (or -Xsycl-target-backend=spir64_gen \"-device %s\")",
+          device, device);
+  }
 
   // Early split, for inputs not split at compile time: one image per kernel or per source,
   // virtual-function sets outlined, each with a summary; pre-split inputs pass through.
