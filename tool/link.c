@@ -113,6 +113,7 @@ typedef struct {
   const char *remote_compiler;
   const char *ocloc;        // --ocloc=PATH
   StringList ocloc_options; // --ocloc-options=..., each as given
+  const char *prefer_target; // of inputs for two targets, this one's (link_aspect_groups)
 } LinkOptions;
 
 static void add_group(LinkOptions *o, int start, int end, bool input) {
@@ -488,6 +489,9 @@ static int link_aspect_groups(LinkOptions *o, const StringList *groups) {
       else if (o->time_trace_flag)
         o->time_trace = format("%s.time-trace.%zu", o->output, g);
       o->time_trace_flag = false;
+      // Objects compiled for both (-fsycl-targets=spir64,intel_gpu_pvc): the devices link
+      // the spir64_gen images, the SPIR-V link the spir64 ones.
+      o->prefer_target = *groups->items[g] ? "spir64_gen" : "spirv64";
       o->arch = groups->items[g];
       o->output = part;
       exit(run_link(o));
@@ -596,7 +600,10 @@ static int run_link(LinkOptions *o) {
   read_memory_ceiling_begin(input_bytes);
 
   // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
-  InputSet inputs = {.for_link = true};
+  InputSet inputs = {.for_link = true,
+                     .prefer_target = o->prefer_target ? o->prefer_target
+                                      : native         ? "spir64_gen"
+                                                       : NULL};
   STAGE("input", {
     for (size_t i = 0; i < o->inputs.count; i++)
       read_input_file(&inputs, o->inputs.items[i], false);
@@ -606,6 +613,7 @@ static int run_link(LinkOptions *o) {
       free(path);
     }
   });
+  if (inputs.mixed) input_set_keep_target(&inputs, inputs.prefer_target);
   size_t user_images = 0;
   for (size_t i = 0; i < inputs.count; i++)
     user_images += !inputs.items[i].is_library;

@@ -72,7 +72,7 @@ typedef struct {
   const char *temp_prefix; // where the steps' temporaries go: a directory of ours/, or OUT.sycl.
   // AOT (issue 33): --triple=spir64_gen, the devices of --gpu-tool-arg's -device, its other
   // arguments, and -sycl-backend-compile-options.
-  bool aot_triple;
+  bool aot_triple, jit_triple; // --triple=spir64_gen, and a JIT one too (spir64,intel_gpu_pvc)
   StringList aot_devices, ocloc_args;
   const char *backend_compile_options;
 } WrapperOptions;
@@ -391,7 +391,9 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
       // DPC++'s driver names the device target; the images' own triples decide the link.
       if (!strncmp(v, "spir64_gen", 10) && (!v[10] || v[10] == '-'))
         o->aot_triple = true;
-      else if (!is_jit_spirv_triple(v))
+      else if (is_jit_spirv_triple(v))
+        o->jit_triple = true;
+      else
         fatal(NULL, "%s: only SPIR-V device code, for JIT compilation (spir64, spirv64) or "
                     "ahead of time for Intel GPUs (spir64_gen), is linked", a);
     } else if ((v = wrapper_option(a, "device-linker")) && *v) {
@@ -424,6 +426,8 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
     fatal(NULL, "--triple=spir64_gen: no device to compile for; DPC++ names it in "
                 "--gpu-tool-arg=\"-device pvc\" (-Xsycl-target-backend=spir64_gen \"-device pvc\")");
   if (o->aot_devices.count) {
+    // Both triples named: SPIR-V (JIT) images beside the native ones.
+    if (o->jit_triple) strlist_push(&o->aot_devices, xstrdup("spirv"));
     char *devices = strlist_join(&o->aot_devices, ",");
     strlist_push(&o->device_link_args, format("--arch=%s", devices));
     free(devices);
