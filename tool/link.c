@@ -493,6 +493,7 @@ static int link_aspect_groups(LinkOptions *o, const StringList *groups) {
       // the spir64_gen images, the SPIR-V link the spir64 ones.
       o->prefer_target = *groups->items[g] ? "spir64_gen" : "spirv64";
       o->arch = groups->items[g];
+      if (!*o->arch) o->ocloc_options = (StringList){0}; // SPIR-V's link runs no ocloc
       o->output = part;
       exit(run_link(o));
     }
