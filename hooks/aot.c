@@ -145,23 +145,47 @@ static void split_options(const char *text, StringList *out) {
   }
 }
 
-// What names the installed ocloc for the cache: its path, the file's identity and what its
-// help says (the devices it knows). IGC, which ocloc loads, is upgraded with it in Debian.
+// A file's identity for the cache: its path, inode, size and modification time.
+static void hash_file_identity(CacheHasher *h, const char *path) {
+  struct stat st;
+  char real[PATH_MAX];
+  if (stat(path, &st) < 0 || !realpath(path, real)) return;
+  char *id = format("%s %llu %llu %lld.%09ld", real, (unsigned long long)st.st_ino,
+                    (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                    st.st_mtim.tv_nsec);
+  cache_hash_string(h, id);
+  free(id);
+}
+
+// The libraries ocloc loads, which do the compiling (IGC) and can be upgraded without it:
+// looked up where the dynamic loader would look first (LD_LIBRARY_PATH, then the system's
+// folders), the first of each found.
+static const char *const ocloc_libraries[] = {"libocloc.so", "libigc.so.1", "libigdfcl.so.1",
+                                              NULL};
+
+// What names the installed ocloc for the cache: the program and its libraries (their paths
+// and identities), and what its help says (the devices it knows).
 static void ocloc_identity(const char *ocloc, const char *help, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
   cache_hash_tool(&h, "ocloc 1");
-  char real[PATH_MAX];
-  cache_hash_string(&h, realpath(ocloc, real) ? real : ocloc);
-  struct stat st;
-  if (stat(ocloc, &st) == 0) {
-    char *id =
-        format("%llu %llu %lld.%09ld", (unsigned long long)st.st_ino,
-               (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-    cache_hash_string(&h, id);
-    free(id);
-  }
-  cache_hash_string(&h, help);
+  hash_file_identity(&h, ocloc);
+  const char *env = getenv("LD_LIBRARY_PATH");
+  char *dirs = format("%s%s/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu:/usr/lib:/lib:"
+                      "/usr/local/lib",
+                      env ? env : "", env && *env ? ":" : "");
+  for (const char *const *lib = ocloc_libraries; *lib; lib++)
+    for (const char *p = dirs;;) {
+      size_t n = strcspn(p, ":");
+      char *candidate = format("%.*s/%s", (int)n, p, *lib);
+      bool found = n && access(candidate, R_OK) == 0;
+      if (found) hash_file_identity(&h, candidate);
+      free(candidate);
+      if (found || !p[n]) break;
+      p += n + 1;
+    }
+  free(dirs);
+  cache_hash_string(&h, help ? help : "");
   cache_hash_final(&h, key);
 }
 
