@@ -53,6 +53,7 @@ void warning(const char *what, const char *fmt, ...) __attribute__((format(print
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
 void inform(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3))); // always
 int error_count(void);
+int warning_count(void); // warnings reported so far (a link that warned is not recorded)
 // A line of status on a terminal's stderr that the next one replaces (progress): TEXT without
 // a newline, or NULL to clear it. A message printed meanwhile clears it first.
 void status_line(const char *text);

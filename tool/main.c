@@ -71,7 +71,7 @@ static int run(int argc, char **argv) {
   // The command, for the message of a crash (the link's stages say more).
   if (strstr(self, "clang-sycl-linker")) {
     set_crash_stage("link");
-    return clang_sycl_linker_main(argc, argv);
+    return link_main(argc, argv, true);
   }
   if (strstr(self, "clang-linker-wrapper")) {
     set_crash_stage("wrapper");
@@ -97,7 +97,7 @@ static int run(int argc, char **argv) {
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     return print_help(usage);
   }
-  if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1, false);
   if (!strcmp(cmd, "inspect")) return inspect_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "split")) return split_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "wrap")) return wrap_main(argc - 1, argv + 1);
