@@ -505,8 +505,9 @@ void cache_prune(const Cache *c);
 // Hard-links every entry of KIND into the folder TO (a folder of this process's own) as
 // PREFIX followed by its key; LINKED maps each name made there to its inode (decimal). The
 // entries are not read: whoever reads the links checks them (cache_take_payload). The count.
+// On up to JOBS threads.
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
-                            StrMap *linked);
+                            StrMap *linked, int jobs);
 // Removes the entry KIND-KEY if it is still the file SEEN (one found damaged).
 void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
                           const struct stat *seen);
