@@ -504,8 +504,19 @@ int cache_adopt(const Cache *c, const char *kind, const char *key, int from, con
   if (!rc && (uint64_t)st.st_size != payload->size) rc = -EINVAL;
   if (!rc && write(fd, trailer, TRAILER_SIZE) != TRAILER_SIZE) rc = errno ? -errno : -EIO;
   if (close(fd) < 0 && !rc) rc = -errno;
+  // Linked, not renamed: a rename between two folders takes the file system's one rename
+  // lock (s_vfs_rename_mutex on Linux), which all threads of a cold link would queue on. An
+  // entry already there (damaged, or a concurrent link's) is replaced by a rename within its
+  // folder.
   char *entry = format("%s-%s", kind, key);
-  if (!rc) rc = own_rename_at(from, name, dir, entry);
+  if (!rc) rc = own_link_at(from, name, dir, entry);
+  if (rc == -EEXIST) {
+    char *tmp = temporary_name(entry);
+    rc = own_link_at(from, name, dir, tmp);
+    if (!rc && (rc = own_rename_at(dir, tmp, dir, entry))) own_remove_at(dir, tmp, NULL);
+    free(tmp);
+  }
+  if (!rc) own_remove_at(from, name, NULL);
   free(entry);
   return rc;
 }
