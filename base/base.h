@@ -85,6 +85,15 @@ int own_create(const char *path, int mode);
 // own_create and removed on failure until renamed; locked (flock) while open, so that
 // remove_dead_temporaries never takes it for a dead process's. fd, or a negative errno.
 int own_create_temporary(const char *path, char **name);
+// A new temporary of PATH (as own_create_temporary, SUFFIX after its random part: a tool may
+// want ".bc") holding DATA, for a tool to read: *NAME gets its name. 0, or a negative errno
+// (nothing is left).
+int own_write_temporary(const char *path, const char *suffix, const void *data, size_t size,
+                        char **name);
+// A name for a tool's output beside PATH: a temporary of PATH made empty (so nothing planted
+// stands there), expected (the tool may write it or rename its own file onto it) and removed
+// on failure. Malloc'd; NULL with *ERROR (an errno) if it cannot be made.
+char *own_tool_output(const char *path, int *error);
 // A new file at PATH replacing what stands there (a link is replaced, never followed): made
 // as a temporary and renamed onto PATH at once, for a file written while the process runs
 // (a log). fd, or a negative errno.
@@ -93,8 +102,9 @@ int own_create_replacing(const char *path);
 // place, nothing truncated; -EEXIST if a regular file or folder is there (write it through a
 // temporary instead). fd, or a negative errno.
 int own_open_in_place(const char *path);
-// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR), close-on-exec.
+// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR) and O_CLOEXEC.
 int own_open_null(int flags);
+struct stat;
 // mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
 int own_mkdir(const char *path, int mode);
 // A new folder PREFIX followed by 12 random hex digits (malloc'd), made as own_mkdir with
@@ -119,10 +129,20 @@ void own_forget(const char *path);
 // folders made in it, at any depth); what it did not make stays, and so does the folder
 // (-ENOTEMPTY). 0, or a negative errno.
 int own_empty_dir(const char *path);
+// The same relative to the folder DIRFD (opened O_DIRECTORY|O_NOFOLLOW by the caller), for
+// code that walks folders by descriptor (the cache): own_create_at as own_create,
+// own_rename_at as own_rename, own_remove_at as own_remove.
+int own_create_at(int dirfd, const char *name, int mode);
+int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure);
+int own_remove_at(int dirfd, const char *name);
+// Removes the regular file NAME of DIRFD that this run did not make (a cache entry pruned),
+// only while it still is what SEEN (fstatat, not following a link) says. 0, or a negative
+// errno (-EPERM: something else stands there now).
+int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen);
 // What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
-// run did not make; the caller has proved the owner dead. A regular file, or a flat folder
-// and its regular files, only while it still is what the caller saw (SEEN, from lstat).
-struct stat;
+// run did not make but own_remove_seen_at's; the caller has proved the owner dead. A regular
+// file, or a flat folder and its regular files, only while it still is what the caller saw
+// (SEEN, from lstat).
 int own_remove_dead_file(const char *path, const struct stat *seen);
 int own_remove_dead_dir(const char *path, const struct stat *seen);
 
@@ -130,18 +150,18 @@ int own_remove_dead_dir(const char *path, const struct stat *seen);
 // each, nothing followed through a link, nothing recorded (the cache's files outlive the run;
 // the caller registers what a failure must remove). Each returns a descriptor or 0, or a
 // negative errno. own_open_dir_at: the folder NAME in AT, made first if CREATE (O_NOFOLLOW:
-// a link there is -ENOTDIR or -ELOOP). own_create_at: exclusively. own_create_temporary_at:
+// a link there is -ENOTDIR or -ELOOP). own_cache_create_at: exclusively. own_create_temporary_at:
 // NAME.tmp.HOST.PID.R exclusively, *TMP its name (malloc'd). own_append_at: an existing
-// regular file for appending. own_rename_at, own_link_at: renameat, linkat (a link is never
-// followed). own_remove_at: a regular file or a link (the link), only while it is SEEN (if
+// regular file for appending. own_cache_rename_at, own_link_at: renameat, linkat (a link is never
+// followed). own_cache_remove_at: a regular file or a link (the link), only while it is SEEN (if
 // not NULL).
 int own_open_dir_at(int at, const char *name, bool create);
-int own_create_at(int dir, const char *name, int mode);
+int own_cache_create_at(int dir, const char *name, int mode);
 int own_create_temporary_at(int dir, const char *name, char **tmp);
 int own_append_at(int dir, const char *name);
-int own_rename_at(int from_dir, const char *from, int to_dir, const char *to);
+int own_cache_rename_at(int from_dir, const char *from, int to_dir, const char *to);
 int own_link_at(int from_dir, const char *from, int to_dir, const char *to);
-int own_remove_at(int dir, const char *name, const struct stat *seen);
+int own_cache_remove_at(int dir, const char *name, const struct stat *seen);
 
 // What a failure removes: paths removed if the process exits through fatal() or
 // exit_on_errors(), or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what
@@ -160,6 +180,10 @@ void keep_on_success(const char *path);
 void remove_failure_paths(void); // exit_failure()'s
 // The same from a signal handler (base/cleanup.c's): system calls and atomics only.
 void remove_failure_paths_now(void);
+// owned.c registers the two above with cleanup.c (below it), whose exits and signal handlers
+// call them through remove_registered_failure_paths.
+void set_failure_removers(void (*remove)(void), void (*remove_now)(void));
+void remove_registered_failure_paths(bool in_signal_handler);
 // base/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
 void track_child(int pid);
 void untrack_child(int pid);
@@ -292,11 +316,18 @@ void remove_temp_dir(const char *dir);
 // Records PATH (if it exists) as an input of this run, by device and inode: a symbolic link,
 // a hard link or a path through ".." names it too.
 void output_rule_input(const char *path);
+// Forgets every input and output recorded: a process that runs one command after another
+// (the local distributor's workers) begins each afresh.
+void output_rule_reset(void);
 // Fatal ("PATH: ...") if PATH, which OPTION asks for ("-o", "--time-trace"...), names a
 // recorded input, a directory, or a device other than the null device (written in place, as
 // a FIFO is), or a path an earlier check_output_path of this run named (two options writing
 // one file); then removes the temporaries dead processes left beside PATH.
 void check_output_path(const char *path, const char *option);
+// check_output_path without the look for dead processes' temporaries of PATH, which reads
+// its whole directory: for a directory its owner sweeps (a link's jobs directory, where each
+// of thousands of jobs checks its outputs).
+void check_output_path_unswept(const char *path, const char *option);
 // Only the last check of check_output_path, for a directory the command fills (--cache-dir):
 // fatal if a path an earlier check named is PATH.
 void check_output_distinct(const char *path, const char *option);
@@ -572,6 +603,9 @@ void bridge_use_init_array(LLVMTargetMachineRef tm);
 // base/bridge.cpp: llvm-c cannot read a bitcode file's LTO form (llvm::getBitcodeLTOInfo).
 // 0 and *is_thinlto (it has a ThinLTO summary), or -1 if DATA is not bitcode.
 int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
+// base/bridge.cpp: llvm-c cannot read a bitcode file's triple without parsing its module
+// (llvm::getBitcodeTargetTriple). The triple (malloc'd), or NULL if DATA is not bitcode.
+char *bridge_bitcode_triple(const uint8_t *data, size_t size);
 // base/bridge.cpp: llvm-c cannot verify a module between reading its bodies and the reader's
 // own checks (which end the process on an invalid module with debug info). Reads DATA whole
 // and verifies it: 0 with *out, or -1 with *errmsg ("invalid bitcode: ..." or "invalid
@@ -618,6 +652,15 @@ void tar_finish(Buffer *tar);
 // /dev/null, stdout and stderr together into *output (malloc'd). *wait_status as from
 // waitpid. Thread-safe. 0, or a negative errno when it cannot be started.
 int run_tool(const char *const argv[], Buffer *output, int *wait_status);
+// Starts a child as run_tool does, without waiting: ARGV[0] (looked up on PATH), or, with ARGV
+// NULL, FN(ARG) in a fork of this process (single-threaded callers only), exiting with its
+// value. Its stdout and stderr go to OUTPUT_FD. The pid (tracked: a signal that ends us ends
+// it), or a negative errno: the exec's own when the program could not be run.
+pid_t child_start(const char *const argv[], int (*fn)(void *), void *arg, int output_fd);
+// Waits for CHILD (-1: any child) and untracks it: its pid, or a negative errno.
+pid_t child_wait(pid_t child, int *wait_status);
+// The absolute path of the running executable (malloc'd); dies if the system cannot say.
+char *executable_path(void);
 
 #ifdef __cplusplus
 }

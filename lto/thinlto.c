@@ -74,7 +74,7 @@ static void read_back(void *arg, size_t i) {
       cache_store(b->cache, "thinlto", key, &b->optimized[i]);
     return;
   }
-  own_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
+  own_cache_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
   if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0) return;
   if (b->rc[i] && b->rc[i] != -EINVAL) return; // unreadable: the link fails on it
   note("cache: ThinLTO cache entry %s/%c%c/thinlto-%s is damaged", b->cache->root,

@@ -111,6 +111,10 @@ int backend_main(int argc, char **argv);
 // tool/distributor_local.c: `sycl-thinlto distribute-local`, or argv[0] ending in
 // sycl-thinlto-local: a DTLTO distributor running a job list's jobs on this host.
 int distribute_local_main(int argc, char **argv);
+// tool/offload_binary.c: argv[0] ending in llvm-offload-binary: LLVM 22's command line; a
+// SYCL image for a SPIR-V triple is split before it is packaged (clang++ -fsycl -c -B...),
+// every other use runs LLVM's tool.
+int offload_binary_main(int argc, char **argv);
 // tool/inspect.c: `sycl-thinlto inspect`.
 int inspect_main(int argc, char **argv);
 
