@@ -349,8 +349,8 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
   }
   // access() says yes to root, and to directories of /proc or /sys that take no files: a
   // file is made and removed instead, so that an unusable cache stops the link now.
-  char *probe = format(".probe.%s.%ld", host_name(), (long)getpid());
-  int p = own_cache_create_at(fd, probe, 0600);
+  char *probe = NULL; // a random name: a link planted at a guessable one made this fail
+  int p = own_create_temporary_at(fd, ".probe", &probe);
   rc = p < 0 ? p : 0;
   if (p >= 0) close(p), own_cache_remove_at(fd, probe, NULL);
   free(probe);
