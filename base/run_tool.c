@@ -56,37 +56,14 @@ __attribute__((noreturn)) static void start_child(const char *const argv[], int 
 // libuv's SIGCHLD handling.
 int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   *output = (Buffer){0};
-  int fds[2], error_fds[2];
+  int fds[2];
   if (pipe2(fds, O_CLOEXEC) < 0) return -errno;
-  if (pipe2(error_fds, O_CLOEXEC) < 0) {
-    int e = -errno;
-    close(fds[0]);
-    close(fds[1]);
-    return e;
-  }
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) start_child(argv, NULL, NULL, parent, fds[1], error_fds[1]);
-  int rc = pid < 0 ? errno : 0;
+  pid_t pid = child_start(argv, NULL, NULL, fds[1]); // tracked: a signal that ends us ends it
   close(fds[1]);
-  close(error_fds[1]);
-  if (!rc) { // the exec's errno, or nothing once the exec closed the pipe
-    int e;
-    ssize_t n;
-    while ((n = read(error_fds[0], &e, sizeof e)) < 0 && errno == EINTR)
-      ;
-    if (n == (ssize_t)sizeof e) {
-      rc = e;
-      while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    }
-  }
-  close(error_fds[0]);
-  if (rc) {
+  if (pid < 0) {
     close(fds[0]);
-    return -rc;
+    return pid;
   }
-  track_child(pid); // a signal that ends us ends it too
 
   char chunk[4096];
   for (;;) {
@@ -100,11 +77,11 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   output->size--;
   while (waitpid(pid, wait_status, 0) < 0)
     if (errno != EINTR) {
-      rc = errno;
+      int e = errno;
       untrack_child(pid);
       free(output->data);
       *output = (Buffer){0};
-      return -rc;
+      return -e;
     }
   untrack_child(pid);
   return 0;
