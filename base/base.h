@@ -67,19 +67,82 @@ __attribute__((noreturn)) void die_at(const char *file, int line, const char *fm
     if (!(c)) die("assertion failed: %s", #c);                                                     \
   } while (0)
 
-// base/cleanup.c: paths removed if the process exits through fatal() or exit_on_errors(),
-// or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what this process made
-// there (issue 24: never remove what we did not create). remove_on_failure: a regular file
-// this process has made at PATH (its device and inode are recorded now), or a name only this
-// process uses (PID in it) where a tool it runs will make one; never a directory, a device,
-// a FIFO or a link. Register a final output after it is written, not before.
+//
+// base/owned.c — the one owner of the file system (issue 30; docs/reliability.md). Every
+// create, rename and remove of the program goes through here (test/check_fs_owner.py
+// refuses a raw one elsewhere): files are created exclusively (O_EXCL|O_NOFOLLOW), never by
+// truncating what stands at a name; temporaries and folders have a random part in their
+// names; what this run created is remembered (device and inode), and a path is removed only
+// while it still holds that; a folder is emptied only of what this run created in it;
+// nothing is opened for writing through a symbolic link (the final rename onto an output
+// replaces a link there, the link itself). Thread-safe.
+//
+
+// Creates PATH for writing, exclusively: a file descriptor (close-on-exec), or a negative
+// errno (-EEXIST when anything, a link too, stands there). Remembered as this run's.
+int own_create(const char *path, int mode);
+// A new file PATH.tmp.HOST.PID.R (R random; *NAME gets the name, malloc'd), made as
+// own_create and removed on failure until renamed; locked (flock) while open, so that
+// remove_dead_temporaries never takes it for a dead process's. fd, or a negative errno.
+int own_create_temporary(const char *path, char **name);
+// A new file at PATH replacing what stands there (a link is replaced, never followed): made
+// as a temporary and renamed onto PATH at once, for a file written while the process runs
+// (a log). fd, or a negative errno.
+int own_create_replacing(const char *path);
+// An existing FIFO, terminal or device at PATH (a link to one too) opened for writing in
+// place, nothing truncated; -EEXIST if a regular file or folder is there (write it through a
+// temporary instead). fd, or a negative errno.
+int own_open_in_place(const char *path);
+// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR), close-on-exec.
+int own_open_null(int flags);
+// mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
+int own_mkdir(const char *path, int mode);
+// A new folder PREFIX followed by 12 random hex digits (malloc'd), made as own_mkdir with
+// MODE; NULL with *ERROR (an errno) if it cannot be made.
+char *own_make_dir(const char *prefix, int mode, int *error);
+// NAME is handed to a tool or library this run runs, which makes the file: a regular file
+// there is taken as this run's. NAME's last component may hold one '*' (any characters): the
+// names a library picks itself in a folder of ours ("DIR/*.thinlto.o").
+void own_expect(const char *name);
+// The regular file a tool made at PATH (a name given to it), remembered as this run's now.
+int own_adopt(const char *path);
+// rename(FROM, TO): FROM must be a file this run made (or a tool made at an expected name)
+// and still be there; a link at TO is replaced, not followed. TO is then this run's, removed
+// on failure if TO_ON_FAILURE. 0, or a negative errno (-EPERM: FROM is not ours).
+int own_rename(const char *from, const char *to, bool to_on_failure);
+// Removes PATH (a file, or an empty folder) if it still is what this run made there. 0 (also
+// when nothing is there), or a negative errno (-EPERM: something else stands there now).
+int own_remove(const char *path);
+// PATH is no longer this run's to remove (it went to someone else).
+void own_forget(const char *path);
+// Removes a folder this run made, with what this run made in it (files, expected names,
+// folders made in it, at any depth); what it did not make stays, and so does the folder
+// (-ENOTEMPTY). 0, or a negative errno.
+int own_empty_dir(const char *path);
+// What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
+// run did not make; the caller has proved the owner dead. A regular file, or a flat folder
+// and its regular files, only while it still is what the caller saw (SEEN, from lstat).
+struct stat;
+int own_remove_dead_file(const char *path, const struct stat *seen);
+int own_remove_dead_dir(const char *path, const struct stat *seen);
+
+// What a failure removes: paths removed if the process exits through fatal() or
+// exit_on_errors(), or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what
+// this process made there (issue 24: never remove what we did not create). remove_on_failure:
+// a path made through the functions above, or a regular file a tool this process ran has made
+// at PATH (its device and inode are recorded now), or a name given to a tool that has yet to
+// make it; never a directory, a device, a FIFO or a link. Register a final output after it is
+// written, not before.
 void remove_on_failure(const char *path);
+void own_remove_on_failure(const char *path); // the same
 // PATH, holding what is at MADE now: a temporary this process made and renames to PATH next.
 void remove_on_failure_as(const char *path, const char *made);
-// A directory this process has made (mkdtemp), removed with the files in it.
+// A folder this process made (own_mkdir, own_make_dir), removed as own_empty_dir does.
 void remove_dir_on_failure(const char *dir);
 void keep_on_success(const char *path);
 void remove_failure_paths(void); // exit_failure()'s
+// The same from a signal handler (base/cleanup.c's): system calls and atomics only.
+void remove_failure_paths_now(void);
 // base/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
 void track_child(int pid);
 void untrack_child(int pid);
@@ -112,8 +175,6 @@ void set_crash_stage(const char *stage);
 // it has none; signal_stack_end takes back what this thread was given (before it exits).
 void signal_stack_begin(void);
 void signal_stack_end(void);
-// Unlinks the files of DIR whose names begin with PREFIX ("" for all); not subdirectories.
-void remove_files_in(const char *dir, const char *prefix);
 
 // An allocation that cannot be made is bad input (a malformed module asking for more than
 // there is), not our bug: fatal(), naming the input this thread is reading, if any. WHAT:
@@ -166,11 +227,12 @@ void buffer_free(Buffer *b);
 // A mapped buffer's pages leave the process's resident set (the next read brings them back
 // from the page cache); any thread may read it meanwhile. Nothing for a malloc'd buffer.
 void buffer_drop_pages(const Buffer *b);
-// This host's name as part of a file name ('/' and '.' made '_'), for temporaries that links
-// on several hosts write into one shared directory.
+// base/owned.c: this host's name as part of a file name ('/' and '.' made '_'), for
+// temporaries that links on several hosts write into one shared directory.
 const char *host_name(void);
-// PATH.tmp.HOST.PID.N, a name for a temporary of PATH that no other process uses (N counts
-// this process's temporaries); malloc'd. remove_dead_temporaries knows these names.
+// PATH.tmp.HOST.PID.R, R a random number: a name for a temporary of PATH that no other
+// process guesses; malloc'd. remove_dead_temporaries knows these names. Create it with
+// own_create (or take own_create_temporary), never by opening it otherwise.
 char *temporary_name(const char *path);
 // Writes PATH.tmp.HOST.PID.N then renames it over PATH: readers never see half a file. An
 // existing non-regular PATH (/dev/null, a FIFO) is written in place instead.

@@ -1,7 +1,8 @@
 // What a failing, interrupted or crashing process leaves behind: the paths to remove
 // (temporaries, a partial output) and the children to end, for exit_failure(), for SIGINT,
 // SIGTERM, SIGHUP, and for the fatal signals (a crash: in LLVM's reader on a malformed input,
-// or ours). It does not decide what is temporary; whoever creates a file registers it here.
+// or ours). It does not decide what is temporary, nor remove a path itself: whoever creates a
+// file registers it with base/owned.c, which removes it.
 #include "base/base.h"
 
 #include <dirent.h>
@@ -21,162 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-//
-// The paths. Threads add and remove them under a lock; a signal handler walks the list
-// without it (it may have interrupted the lock's holder). So a node is published whole by one
-// atomic store, and a removed one is freed only if no handler has begun to walk the list: the
-// handler says so (walking) before it reads the first pointer, and all of these are
-// sequentially consistent, so a remover that sees no walk has unlinked the node before the
-// handler can reach it.
-//
-
-// A path is removed only if it still holds what this process made there: a node knows the
-// device and inode it was given (known), else (a name only this process uses, which a tool it
-// runs has yet to create) it takes any regular file. A file node never removes a directory,
-// a device, a FIFO or a link; a directory node removes the files in a directory we made.
-typedef struct CleanupPath {
-  struct CleanupPath *_Atomic next;
-  char *path; // none of these change while listed
-  bool directory, known;
-  dev_t dev;
-  ino_t ino;
-} CleanupPath;
-
-static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
-static CleanupPath *_Atomic paths;
-static atomic_bool walking;
-
-// The lowest file of base/: it allocates without xmalloc (memory.c reports through the
-// diagnostics, which clean up through here). Running out while registering a path is fatal.
-static char *copy_path(const char *path) {
-  char *copy = strdup(path);
-  if (!copy) abort();
-  return copy;
-}
-
 const char *tool_name = TOOL_NAME; // here, the lowest file that prints it (crash messages)
 
-void remove_files_in(const char *dir, const char *prefix) {
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
-    char file[PATH_MAX];
-    if (snprintf(file, sizeof file, "%s/%s", dir, e->d_name) < (int)sizeof file) unlink(file);
-  }
-  if (d) closedir(d);
-}
-
-// PATH, with the device and inode of what stands at MADE now (PATH itself, or a temporary
-// about to be renamed to PATH).
-static void add_path(const char *path, bool directory, const char *made) {
-  struct stat st;
-  bool exists = lstat(made, &st) == 0;
-  // What stands there now and is not of the kind we make is not ours: never listed.
-  if (exists && (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) return;
-  if (!exists && directory) return;
-  CleanupPath *node = malloc(sizeof *node);
-  if (!node) abort();
-  *node = (CleanupPath){.path = copy_path(path), .directory = directory, .known = exists};
-  if (exists) {
-    node->dev = st.st_dev;
-    node->ino = st.st_ino;
-  }
-  pthread_mutex_lock(&paths_lock);
-  atomic_store(&node->next, atomic_load(&paths));
-  atomic_store(&paths, node);
-  pthread_mutex_unlock(&paths_lock);
-}
-
-void remove_on_failure(const char *path) {
-  add_path(path, false, path);
-}
-
-void remove_on_failure_as(const char *path, const char *made) {
-  add_path(path, false, made);
-}
-
-void remove_dir_on_failure(const char *dir) {
-  add_path(dir, true, dir);
-}
-
-// Whether NODE's path still holds what this process made: system calls only (the handler's).
-static bool still_ours(const CleanupPath *node) {
-  struct stat st;
-  if (lstat(node->path, &st) < 0) return false;
-  if (node->known) return st.st_dev == node->dev && st.st_ino == node->ino;
-  return !node->directory && S_ISREG(st.st_mode);
-}
-
-void keep_on_success(const char *path) {
-  pthread_mutex_lock(&paths_lock);
-  for (CleanupPath *_Atomic *link = &paths, *node; (node = atomic_load(link));) {
-    if (strcmp(node->path, path)) {
-      link = &node->next;
-      continue;
-    }
-    atomic_store(link, atomic_load(&node->next));
-    if (!atomic_load(&walking)) { // else the handler may be reading it: the process ends anyway
-      free(node->path);
-      free(node);
-    }
-  }
-  pthread_mutex_unlock(&paths_lock);
-}
-
-void remove_failure_paths(void) {
-  pthread_mutex_lock(&paths_lock);
-  for (CleanupPath *node = atomic_load(&paths); node; node = atomic_load(&node->next)) {
-    if (!still_ours(node)) continue;
-    if (!node->directory) {
-      unlink(node->path);
-      continue;
-    }
-    // A directory we made goes with the files in it (one level: ours are flat). libLTO's
-    // threads may still write into it: emptied again until it goes, for a while.
-    for (int round = 0; round < 50; round++) {
-      remove_files_in(node->path, "");
-      if (rmdir(node->path) == 0 || errno != ENOTEMPTY) break;
-      nanosleep(&(struct timespec){0, 2 * 1000 * 1000}, NULL);
-    }
-  }
-  pthread_mutex_unlock(&paths_lock);
-}
-
-// In the handler, with system calls only: a file, or a flat directory and its files, if
-// still ours.
-static void remove_path_now(const CleanupPath *node) {
-  const char *path = node->path;
-  if (!still_ours(node)) return;
-  if (!node->directory) {
-    unlink(path);
-    return;
-  }
-  static _Alignas(8) char entries[4096]; // one handler runs at a time
-  // Entries removed while listed may hide others, and threads of this process still running
-  // (libLTO's backends) may add files: emptied until it goes, for up to a tenth of a second.
-  for (int pass = 0; pass < 50; pass++) {
-    if (pass >= 2) {
-      if (rmdir(path) == 0 || errno != ENOTEMPTY) return;
-      nanosleep(&(struct timespec){0, 2 * 1000 * 1000}, NULL);
-    }
-    int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) break;
-    long n;
-    while ((n = syscall(SYS_getdents64, dir, entries, sizeof entries)) > 0) {
-      for (long at = 0; at < n;) {
-        // struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, name.
-        unsigned short length;
-        memcpy(&length, entries + at + 16, sizeof length);
-        const char *name = entries + at + 19;
-        if (strcmp(name, ".") && strcmp(name, "..")) unlinkat(dir, name, 0);
-        at += length;
-      }
-    }
-    close(dir);
-  }
-  rmdir(path);
-}
+// The paths a failure removes are base/owned.c's records (remove_on_failure and the rest):
+// the handlers below walk them with remove_failure_paths_now.
 
 //
 // The children: processes started and not yet reaped (the SPIR-V worker spawner, tools,
@@ -234,12 +83,6 @@ static void wait_children_now(void) {
     if (!running) return;
     nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
   }
-}
-
-static void remove_paths_now(void) {
-  atomic_store(&walking, true);
-  for (CleanupPath *node = atomic_load(&paths); node; node = atomic_load(&node->next))
-    remove_path_now(node);
 }
 
 //
@@ -337,9 +180,9 @@ static void on_ending_signal(int sig) {
       pause();
   }
   signal_children_now(sig);
-  remove_paths_now();
+  remove_failure_paths_now();
   wait_children_now();
-  remove_paths_now(); // what threads wrote meanwhile
+  remove_failure_paths_now(); // what threads wrote meanwhile
   struct sigaction default_action = {.sa_handler = SIG_DFL};
   sigaction(sig, &default_action, NULL);
   errno = saved_errno;
@@ -387,9 +230,9 @@ static void on_fatal_signal(int sig) {
     if (written > 0) at += (size_t)written;
   }
   signal_children_now(SIGTERM);
-  remove_paths_now();
+  remove_failure_paths_now();
   wait_children_now();
-  remove_paths_now(); // what threads wrote meanwhile
+  remove_failure_paths_now(); // what threads wrote meanwhile
   _exit(origin ? 1 : EXIT_INTERNAL_ERROR);
 }
 

@@ -125,16 +125,17 @@ uint64_t file_size(const char *path) {
 int check_room(const char *dir, uint64_t bytes) {
   // A name longer than the writers' own ("llvmcache-<40 hex digits>.temp-stream-XXXXXX",
   // "N.spirv64.thinlto.o"): a path they could not open fails here too.
-  char *probe = format("%s/.room.%ld.%.*d", dir, (long)getpid(), 80, 0);
-  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  int rc = fd < 0 ? -errno : 0;
+  char *base = format("%s/.room.%.*d", dir, 60, 0), *probe = NULL;
+  int fd = own_create_temporary(base, &probe);
+  free(base);
+  int rc = fd < 0 ? fd : 0;
   // fallocate, not posix_fallocate: where a file system cannot reserve, glibc's fallback
   // would write BYTES of zeros. Such a file system is not checked.
   if (fd >= 0 && bytes && fallocate(fd, 0, 0, (off_t)bytes) < 0 && errno != EOPNOTSUPP)
     rc = -errno;
   if (fd >= 0) {
     close(fd);
-    unlink(probe);
+    own_remove(probe);
   }
   free(probe);
   return rc;
@@ -166,56 +167,18 @@ static int write_all(int fd, const void *data, size_t size) {
   return 0;
 }
 
-static char host[65];
-
-static void read_host_name(void) {
-  if (gethostname(host, sizeof host - 1) < 0 || !host[0]) strcpy(host, "host");
-  for (char *c = host; *c; c++) // it becomes part of file names
-    if (*c == '/' || *c == '.') *c = '_';
-}
-
-const char *host_name(void) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, read_host_name);
-  return host;
-}
-
-char *temporary_name(const char *path) {
-  static atomic_uint serial; // distinct temporary names for concurrent writers of one path
-  // Host-unique too: a cache directory on a shared file system is written by links on
-  // several hosts, whose process ids may be the same (issue 26).
-  char *suffix = format(".tmp.%s.%ld.%u", host_name(), (long)getpid(),
-                        atomic_fetch_add(&serial, 1));
-  // An output's name near NAME_MAX (250 bytes) left no room for the suffix: the output
-  // could not be written at all ("File name too long"). Its name is cut to make room, to
-  // exactly NAME_MAX bytes (remove_dead_temporaries knows such a name by that length).
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash + 1 - path) : 0;
-  size_t base_len = strlen(path) - dir_len, suffix_len = strlen(suffix);
-  if (base_len + suffix_len > NAME_MAX && suffix_len < NAME_MAX)
-    base_len = NAME_MAX - suffix_len;
-  char *name = format("%.*s%s", (int)(dir_len + base_len), path, suffix);
-  free(suffix);
-  return name;
-}
-
 int atomic_open(AtomicFile *f, const char *path) {
-  struct stat st;
   *f = (AtomicFile){.fd = -1, .path = xstrdup(path)};
-  // An existing non-regular file (/dev/null, a FIFO, a terminal) is written in place:
-  // renaming over it would replace the device node itself.
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    f->fd = open(path, O_WRONLY | O_TRUNC);
-  } else {
-    f->tmp = temporary_name(path);
-    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (f->fd >= 0) remove_on_failure(f->tmp);
-  }
-  if (f->fd < 0) {
-    int e = -errno;
+  // An existing FIFO, terminal or device (/dev/null) is written in place: renaming over it
+  // would replace the node itself. Anything else gets a temporary made exclusively.
+  struct stat st;
+  int fd = stat(path, &st) == 0 && !S_ISREG(st.st_mode) ? own_open_in_place(path) : -EEXIST;
+  if (fd == -EEXIST) fd = own_create_temporary(path, &f->tmp);
+  if (fd < 0) {
     atomic_abort(f);
-    return e;
+    return fd;
   }
+  f->fd = fd;
   return 0;
 }
 
@@ -224,29 +187,30 @@ int atomic_write(AtomicFile *f, const void *data, size_t size) {
   return f->error;
 }
 
-int atomic_commit(AtomicFile *f) {
+// The rename replaces what stands at PATH, a link there too (the link, not its target).
+static int commit(AtomicFile *f, bool output) {
   int e = f->error;
   if (close(f->fd) < 0 && !e) e = -errno;
   f->fd = -1;
   if (!e && ending_by_signal()) e = -EINTR; // the signal's handler is removing f->tmp
-  if (!e && f->tmp && rename(f->tmp, f->path) < 0) e = -errno;
+  if (!e && f->tmp) e = own_rename(f->tmp, f->path, output);
   if (e) {
     atomic_abort(f);
     return e;
   }
-  if (f->tmp) keep_on_success(f->tmp);
   free(f->tmp);
   free(f->path);
   *f = (AtomicFile){.fd = -1};
   return 0;
 }
 
+int atomic_commit(AtomicFile *f) {
+  return commit(f, false);
+}
+
 void atomic_abort(AtomicFile *f) {
   if (f->fd >= 0) close(f->fd);
-  if (f->tmp) {
-    unlink(f->tmp);
-    keep_on_success(f->tmp);
-  }
+  if (f->tmp) own_remove(f->tmp);
   free(f->tmp);
   free(f->path);
   *f = (AtomicFile){.fd = -1};
@@ -265,23 +229,20 @@ int write_output_atomic(const char *path, const void *data, size_t size) {
   int e = atomic_open(&f, path);
   if (e) return e;
   atomic_write(&f, data, size);
-  // Listed under its final name while it is still the temporary: its inode is the output's
-  // once renamed, and no moment passes in which a failure would leave it behind.
-  if (f.tmp && !f.error) remove_on_failure_as(path, f.tmp);
-  e = atomic_commit(&f);
-  if (e) keep_on_success(path);
-  return e;
+  // Listed under its final name as the rename happens (own_rename records it first): no
+  // moment passes in which a failure would leave it behind.
+  return commit(&f, true);
 }
 
 int replace_file(const char *tmp, const char *path) {
   struct stat st;
-  if (stat(path, &st) < 0 || S_ISREG(st.st_mode)) return rename(tmp, path) < 0 ? -errno : 0;
+  if (stat(path, &st) < 0 || S_ISREG(st.st_mode)) return own_rename(tmp, path, false);
   Buffer b;
   int rc = read_file(tmp, &b);
   if (rc == 0) {
     rc = write_file_atomic(path, b.data, b.size); // written in place: PATH is not regular
     free(b.data);
   }
-  unlink(tmp);
+  own_remove(tmp);
   return rc;
 }

@@ -49,6 +49,18 @@ static bool is_cut_temporary_of(const char *name, const char *base, size_t base_
   return kept && kept < base_len && !strncmp(name, base, kept);
 }
 
+// Removes FILE if it is a regular file whose lock (own_create_temporary's) nobody holds: a
+// process in another PID namespace, whose PID means nothing here, holds its own. 1 if removed.
+static int remove_if_unlocked(const char *file) {
+  int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st;
+  int removed = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+                own_remove_dead_file(file, &st) == 0;
+  close(fd);
+  return removed;
+}
+
 void remove_dead_temporaries(const char *path) {
   char *copy = xstrdup(path), *copy2 = xstrdup(path);
   const char *dir = dirname(copy), *base = basename(copy2);
@@ -60,8 +72,7 @@ void remove_dead_temporaries(const char *path) {
     long pid = temporary_owner(cut ? e->d_name : e->d_name + base_len);
     if (!pid || pid == getpid() || process_exists(pid)) continue;
     char *file = format("%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && unlink(file) == 0)
+    if (remove_if_unlocked(file) == 1)
       note("%s: removed, a temporary of process %ld, which has ended", file, pid);
     free(file);
   }
@@ -92,11 +103,10 @@ static void remove_if_abandoned(const char *dir) {
   int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
   free(lock);
   if (fd < 0) return;
-  if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    remove_files_in(dir, "");
-    if (rmdir(dir) == 0)
-      note("%s: removed, a temporary directory of a process that has ended", dir);
-  }
+  struct stat st;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+      own_remove_dead_dir(dir, &st) == 0)
+    note("%s: removed, a temporary directory of a process that has ended", dir);
   close(fd);
 }
 
@@ -117,23 +127,28 @@ static void remove_abandoned_dirs(const char *parent, const char *name) {
 
 char *make_temp_dir(const char *parent, const char *name) {
   remove_abandoned_dirs(parent, name);
-  char *dir = format("%s/%s-XXXXXX", parent, name);
-  if (!mkdtemp(dir)) fatal(dir, "cannot create a directory: %s", strerror(errno));
+  char *prefix = format("%s/%s-", parent, name);
+  int error = 0;
+  char *dir = own_make_dir(prefix, 0700, &error);
+  if (!dir) fatal(prefix, "cannot create a directory: %s", strerror(error));
+  free(prefix);
   remove_dir_on_failure(dir);
   // Locked under another name, then renamed: no one sees .lock unlocked.
   char *unlocked = format("%s/%s.%ld", dir, lock_name, (long)getpid());
   char *lock = format("%s/%s", dir, lock_name);
   // A directory that cannot be locked (a full file system, a path at its length limit) is
   // used unlocked: the writes into it fail with the reason, and no one reclaims it.
-  int fd = open(unlocked, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd >= 0 && flock(fd, LOCK_EX) == 0 && rename(unlocked, lock) == 0) {
+  int fd = own_create(unlocked, 0600);
+  int e = fd < 0 ? -fd : flock(fd, LOCK_EX) < 0 ? errno : 0;
+  if (!e) e = -own_rename(unlocked, lock, false);
+  if (!e) {
     held = xrealloc(held, (num_held + 1) * sizeof *held);
     held[num_held++] = (HeldLock){xstrdup(dir), fd};
   } else {
-    note("%s: cannot lock it: %s", dir, strerror(errno));
+    note("%s: cannot lock it: %s", dir, strerror(e));
     if (fd >= 0) {
       close(fd);
-      unlink(unlocked);
+      own_remove(unlocked);
     }
   }
   free(unlocked);
@@ -143,9 +158,10 @@ char *make_temp_dir(const char *parent, const char *name) {
 
 void remove_temp_dir(const char *dir) {
   char *lock = format("%s/%s", dir, lock_name);
-  unlink(lock);
+  own_remove(lock);
   free(lock);
-  rmdir(dir);
+  int rc = own_empty_dir(dir);
+  if (rc) note("%s: not removed: %s", dir, strerror(-rc));
   keep_on_success(dir);
   for (size_t i = 0; i < num_held; i++) {
     if (strcmp(held[i].dir, dir)) continue;

@@ -239,7 +239,6 @@ char *distributor_resolve(const char *program, char **errmsg) {
 Distribution *distribution_open(const HookOptions *opts, const char *linker_output) {
   Distribution *d = xcalloc(1, sizeof *d);
   d->opts = opts;
-  d->dir = absolute(opts->jobs_dir);
   d->linker_output = absolute(linker_output);
   if (opts->remote_compiler) {
     d->compiler = xstrdup(opts->remote_compiler);
@@ -250,9 +249,19 @@ Distribution *distribution_open(const HookOptions *opts, const char *linker_outp
     self[n] = 0;
     d->compiler = xstrdup(self);
   }
-  if (mkdir(d->dir, 0777) < 0 && errno != EEXIST)
-    fatal(d->dir, "cannot make the jobs' directory: %s", strerror(errno));
-  remove_dir_on_failure(d->dir); // with the files in it
+  // Made exclusively, under a name with a random part: a folder or link already standing
+  // at a name of ours is never adopted, nor emptied (issue 30).
+  char *prefix = absolute(opts->jobs_dir);
+  int error = 0;
+  char *dot = format("%s.", prefix);
+  d->dir = own_make_dir(dot, 0700, &error);
+  if (!d->dir) fatal(prefix, "cannot make the jobs' directory: %s", strerror(error));
+  free(dot);
+  free(prefix);
+  remove_dir_on_failure(d->dir); // with what this run made in it
+  char *jobs_files = format("%s/image.*", d->dir); // the jobs', and their temporaries
+  own_expect(jobs_files);
+  free(jobs_files);
   return d;
 }
 
@@ -373,7 +382,7 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
   for (size_t i = 0; i < count; i++)
     for (size_t o = 0; o < NUM_OUTPUTS; o++) {
       char *path = image_path(d, images[i], all_outputs[o]);
-      unlink(path); // a retry reads only what this run wrote
+      own_remove(path); // a retry reads only what this attempt wrote
       free(path);
     }
   char *list = format("%s/jobs.%u.json", d->dir, attempt);
@@ -401,9 +410,9 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
   argv.count--;
   note("distributor: %zu job(s), attempt %u: %s ... %s", count, attempt, opts->distributor, list);
 
-  int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int out = own_create(log, 0666);
   if (out < 0) {
-    *errmsg = format("cannot write %s: %s", log, strerror(errno));
+    *errmsg = format("cannot write %s: %s", log, strerror(-out));
     strlist_free(&argv);
     free(list);
     free(log);
@@ -412,7 +421,7 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
-    int null = open("/dev/null", O_RDONLY);
+    int null = own_open_null(O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) _exit(127);
     execv(argv.items[0], argv.items);
     dprintf(2, "cannot run %s: %s\n", argv.items[0], strerror(errno));
@@ -580,8 +589,8 @@ void distribution_close(Distribution *d) {
   if (d->opts->keep_jobs) {
     note("%s: the jobs' lists, inputs and outputs are kept (--save-temps)", d->dir);
   } else {
-    remove_files_in(d->dir, "");
-    rmdir(d->dir);
+    int rc = own_empty_dir(d->dir); // only what this run made: the rest, and it, stay
+    if (rc) warning(d->dir, "not removed: %s", strerror(-rc));
   }
   keep_on_success(d->dir);
   free(d->dir);
@@ -663,7 +672,7 @@ static bool fault_requested(const Buffer *bitcode, const char *kind) {
 
 static bool first_time(const BackendJob *job) {
   char *marker = out_path(job, "fault");
-  int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  int fd = own_create(marker, 0666);
   free(marker);
   if (fd >= 0) close(fd);
   return fd >= 0;
@@ -698,9 +707,11 @@ int backend_job_main(const char *meta_path, const char *bitcode_path, const char
   BackendJob job = {.out_prefix = out_prefix};
   check_job_outputs(&job, meta_path, bitcode_path, log_path);
   if (log_path) {
-    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    // A new file replacing what stands there: a link is replaced, never written through.
+    int fd = own_create_replacing(log_path);
     if (fd < 0 || dup2(fd, 2) < 0) {
-      fprintf(stderr, "%s: error: %s: cannot write: %s\n", TOOL_NAME, log_path, strerror(errno));
+      fprintf(stderr, "%s: error: %s: cannot write: %s\n", TOOL_NAME, log_path,
+              strerror(fd < 0 ? -fd : errno));
       return 1;
     }
     close(fd);

@@ -43,7 +43,7 @@ static void read_back(void *arg, size_t i) {
   if (!b->files[i]) return;
   if (stat(b->files[i], &b->stats[i]) < 0) b->stats[i] = (struct stat){0};
   b->rc[i] = map_file(b->files[i], &b->optimized[i]);
-  unlink(b->files[i]); // the mapping keeps the contents
+  own_remove(b->files[i]); // the mapping keeps the contents
 }
 
 // libLTO reads any "llvmcache-KEY" name of its directory as an entry: a FIFO there would
@@ -194,6 +194,10 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   const char *tmp = getenv("TMPDIR");
   char *dir = cache_dir ? make_temp_dir(cache_dir, "objects")
                         : make_temp_dir(tmp && *tmp ? tmp : "/tmp", TOOL_NAME "-thinlto");
+  // libLTO names its results N.ARCH.thinlto.o in it: those are this run's to remove.
+  char *results = format("%s/*.thinlto.o", dir);
+  own_expect(results);
+  free(results);
   int rc = check_results_room(dir, &room);
   if (rc)
     fatal(dir, "cannot write ThinLTO's results (%llu bytes) here: %s",

@@ -52,7 +52,8 @@ static const char wrapper_usage[] =
 typedef struct {
   const char *host_triple;
   const char *linker_path;
-  const char *output; // the host linker's -o
+  const char *output; // the host linker's -o (its last, as ld takes it), NULL if none
+  size_t output_at;   // where in linker_args the host link's -o goes (its last spelling)
   bool print_commands;
   bool dry_run;
   bool save_temps;
@@ -313,12 +314,39 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
   return true;
 }
 
+// The host linker's output in each of ld's spellings: -o FILE, -oFILE, --output=FILE,
+// --output FILE (one dash before "output" is -o with "utput" after it, as ld reads it); *i
+// moves past a separate value. NULL: not an output option. (Only -o FILE was known: with
+// --output=app, ld wrote app and the link failed, or -o's temporary replaced a.out.)
+static const char *output_option(int argc, char **argv, int *i) {
+  const char *a = argv[*i], *v = NULL;
+  if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+    v = *i + 1 < argc ? argv[++*i] : "";
+  else if (!strncmp(a, "--output=", 9))
+    v = a + 9;
+  else if (!strncmp(a, "-o", 2) && a[2])
+    v = a + 2;
+  else
+    return NULL;
+  if (!*v) fatal(NULL, "%s: expects the output file's name", a);
+  return v;
+}
+
+// Taken out of the host link's arguments: it gets one -o, its temporary, where the last was.
+static bool take_output_option(WrapperOptions *o, int argc, char **argv, int *i) {
+  const char *v = argv[*i][0] == '-' ? output_option(argc, argv, i) : NULL;
+  if (!v) return false;
+  o->output = v;
+  o->output_at = o->linker_args.count;
+  return true;
+}
+
 static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
   bool only_linker = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (only_linker) {
-      strlist_push(&o->linker_args, xstrdup(a));
+      if (!take_output_option(o, argc, argv, &i)) strlist_push(&o->linker_args, xstrdup(a));
     } else if (!strcmp(a, "--")) {
       only_linker = true;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-help")) {
@@ -361,13 +389,10 @@ static void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
         note("%s: ignored", a);
         continue;
       }
-      strlist_push(&o->linker_args, xstrdup(a));
-      if (!strcmp(a, "-o") && i + 1 < argc) {
-        o->output = argv[++i];
-        strlist_push(&o->linker_args, xstrdup(o->output));
-      }
+      if (!take_output_option(o, argc, argv, &i)) strlist_push(&o->linker_args, xstrdup(a));
     }
   }
+  if (!o->output) o->output_at = o->linker_args.count;
   // intel's rules for the post-link tool switches and the split mode.
   if (o->use_post_link_tool && o->no_use_post_link_tool)
     fatal(NULL, "-use-sycl-post-link-tool and -no-use-sycl-post-link-tool options can't be used "
@@ -1105,45 +1130,70 @@ static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
   return rc;
 }
 
+// The host linker's temporary beside OUTPUT, made empty here, exclusively: a name that is
+// taken (a file, a folder, a symbolic link planted there) is passed over, never written
+// through or adopted. (It was only named, and ld wrote through a symbolic link found at that
+// name, host and PID being all it took to guess it.) It is removed on failure: ld writes into
+// it, lld renames its own file over it. NULL after an error naming OUTPUT.
+static char *make_partial_output(const char *output) {
+  for (int tries = 0; tries < 1000; tries++) {
+    char *name = temporary_name(output);
+    remove_on_failure(name); // before it exists: whatever the host linker leaves there
+    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      close(fd);
+      return name;
+    }
+    int e = errno;
+    keep_on_success(name); // not ours
+    free(name);
+    if (e != EEXIST) {
+      error(output, "cannot write the output: %s", strerror(e));
+      return NULL;
+    }
+  }
+  error(output, "cannot write the output: every temporary name beside it is taken");
+  return NULL;
+}
+
 // The host linker writes beside the output and the result is renamed over it: a failed
 // link leaves no output. The wrapper object goes before the first -l, so the libraries
 // after it (the runtime's among them) resolve __sycl_register_lib.
-static int link_host(const WrapperOptions *o, const char *wrapper_object, const char *output,
-                     const char *partial_output) {
+static int link_host(const WrapperOptions *o, const char *wrapper_object, const char *output) {
+  char *partial_output = o->dry_run ? temporary_name(output) : make_partial_output(output);
+  if (!partial_output) return -1;
   StringList argv = {0};
   strlist_push(&argv, xstrdup(o->linker_path));
   bool wrapper_added = !wrapper_object;
-  for (size_t i = 0; i < o->linker_args.count; i++) {
+  for (size_t i = 0; i <= o->linker_args.count; i++) {
+    if (i == o->output_at) {
+      strlist_push(&argv, xstrdup("-o"));
+      strlist_push(&argv, xstrdup(partial_output));
+    }
+    if (i == o->linker_args.count) break;
     const char *a = o->linker_args.items[i];
     if (!wrapper_added && (!strncmp(a, "-l", 2) || !strncmp(a, "--library", 9))) {
       strlist_push(&argv, xstrdup(wrapper_object));
       wrapper_added = true;
     }
     strlist_push(&argv, xstrdup(a));
-    if (!strcmp(a, "-o") && i + 1 < o->linker_args.count) {
-      strlist_push(&argv, xstrdup(partial_output));
-      i++;
-    }
-  }
-  if (!o->output) {
-    strlist_push(&argv, xstrdup("-o"));
-    strlist_push(&argv, xstrdup(partial_output));
   }
   if (!wrapper_added) strlist_push(&argv, xstrdup(wrapper_object));
   int rc = run_step(o, "host link", &argv, NULL);
   int moved;
   struct stat st;
-  if (!rc && !o->dry_run && lstat(partial_output, &st) != 0) {
+  if (!rc && !o->dry_run && (lstat(partial_output, &st) != 0 || !st.st_size)) {
     // A "linker" that exits 0 and writes nothing (--linker-path=/bin/true): said as it is,
-    // not as a failed rename.
+    // not as a failed rename, nor an empty output.
     error(o->linker_path, "the host linker exited 0 but wrote no output (%s)", partial_output);
     rc = -1;
   } else if (!rc && !o->dry_run && (moved = replace_file(partial_output, output))) {
     error(output, "cannot write the output: %s", strerror(-moved));
     rc = -1;
   }
-  if (rc) unlink(partial_output);
+  if (rc && !o->dry_run) unlink(partial_output);
   strlist_free(&argv);
+  free(partial_output);
   return rc;
 }
 
@@ -1203,8 +1253,6 @@ int linker_wrapper_main(int argc, char **argv) {
     free(wrapper_object);
     wrapper_object = NULL;
   }
-  char *partial_output = temporary_name(output); // the host linker makes it
-  remove_on_failure(partial_output);
 
   if (!rc && device_inputs.count) {
     rc = link_device_code(&o, &device_inputs, device_binary);
@@ -1212,7 +1260,7 @@ int linker_wrapper_main(int argc, char **argv) {
   } else if (!rc) {
     note("no device code in the inputs: host link only");
   }
-  if (!rc) rc = link_host(&o, wrapper_object, output, partial_output);
+  if (!rc) rc = link_host(&o, wrapper_object, output);
 
   if (temp_dir) {
     unlink(device_binary);
@@ -1229,7 +1277,6 @@ int linker_wrapper_main(int argc, char **argv) {
   free(temp_prefix);
   free(device_binary);
   free(wrapper_object);
-  free(partial_output);
   // A failed link never wrote OUTPUT (only its temporary, removed): what stands there is
   // left as it was.
   if (rc) exit_on_errors();

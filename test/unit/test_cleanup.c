@@ -35,7 +35,7 @@ int main(void) {
   remove_on_failure(link); // a link: never listed
   remove_on_failure(later); // a name of ours; a tool makes the file afterwards
   make_file(later);
-  mkdir(made, 0777);
+  own_mkdir(made, 0777);
   remove_dir_on_failure(made);
   make_file(inside);
 

@@ -1,0 +1,558 @@
+// The one owner of the file system (issue 30): every file and folder the program creates,
+// renames or removes goes through here, and here only what this run created is removed.
+// It decides nothing about which paths may be written (base/outputs.c does).
+//
+// The rules: files are created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW), never by truncating
+// what stands at a name; temporaries and folders get a random part in their names (not
+// guessable from host and PID), retried on EEXIST; what this run created is remembered by
+// device and inode, and a path is removed only while lstat still finds that there; a folder
+// is emptied only of the entries this run created (or names it handed to a tool it ran);
+// nothing is opened for writing through a symbolic link, except that the final rename onto
+// an output replaces a link standing there (the link itself, never its target).
+#include "base/base.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+//
+// The records. One a path this run created (or named for a tool it runs), pushed on a list
+// that a signal handler walks without a lock: a record is published whole by one atomic
+// store, its path and identity never change, and records are never freed (small metadata,
+// kept until exit), so the handler cannot meet a freed one. What changes is atomic: whether
+// it is gone (removed, renamed away) and whether a failure removes it.
+//
+
+typedef enum {
+  OWN_FILE, // a regular file this run created: DEV and INO
+  OWN_DIR,  // a folder this run created: DEV and INO
+  OWN_NAME, // a name handed to a tool or library this run runs: any regular file there is
+            // the tool's. Its last component may hold one '*' (any run of characters).
+} OwnKind;
+
+typedef struct Owned {
+  struct Owned *_Atomic next;
+  char *path;
+  size_t name_at; // where PATH's last component begins (after its last '/'; 0: no '/')
+  dev_t dev;
+  ino_t ino;
+  OwnKind kind;
+  atomic_bool gone, on_failure;
+} Owned;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static Owned *_Atomic records;
+
+// The newest live record of each path, for lookups outside the handler (under LOCK): open
+// addressing, never shrunk. Allocated without xmalloc: out_of_memory's fatal() would clean
+// up through here, under the lock it holds.
+static Owned **index_slots;
+static size_t index_cap, index_count;
+
+static uint64_t hash_path(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+  return h;
+}
+
+static void index_put(Owned *node) {
+  if ((index_count + 1) * 2 > index_cap) {
+    size_t old_cap = index_cap;
+    Owned **old = index_slots;
+    index_cap = index_cap ? index_cap * 2 : 256;
+    index_slots = calloc(index_cap, sizeof *index_slots);
+    if (!index_slots) abort();
+    index_count = 0;
+    for (size_t i = 0; i < old_cap; i++)
+      if (old[i]) index_put(old[i]);
+    free(old);
+  }
+  for (size_t i = hash_path(node->path) & (index_cap - 1);; i = (i + 1) & (index_cap - 1)) {
+    if (!index_slots[i]) {
+      index_slots[i] = node;
+      index_count++;
+      return;
+    }
+    if (!strcmp(index_slots[i]->path, node->path)) {
+      atomic_store(&index_slots[i]->gone, true); // a newer record of the same name
+      index_slots[i] = node;
+      return;
+    }
+  }
+}
+
+static Owned *index_get(const char *path) {
+  if (!index_cap) return NULL;
+  for (size_t i = hash_path(path) & (index_cap - 1);; i = (i + 1) & (index_cap - 1)) {
+    if (!index_slots[i]) return NULL;
+    if (!strcmp(index_slots[i]->path, path))
+      return atomic_load(&index_slots[i]->gone) ? NULL : index_slots[i];
+  }
+}
+
+static Owned *record(const char *path, OwnKind kind, const struct stat *st, bool on_failure) {
+  Owned *node = malloc(sizeof *node);
+  char *copy = strdup(path);
+  if (!node || !copy) abort();
+  const char *slash = strrchr(copy, '/');
+  *node = (Owned){.path = copy, .name_at = slash ? (size_t)(slash + 1 - copy) : 0, .kind = kind};
+  if (st) {
+    node->dev = st->st_dev;
+    node->ino = st->st_ino;
+  }
+  atomic_store(&node->on_failure, on_failure);
+  pthread_mutex_lock(&lock);
+  index_put(node);
+  atomic_store(&node->next, atomic_load(&records));
+  atomic_store(&records, node);
+  pthread_mutex_unlock(&lock);
+  return node;
+}
+
+static Owned *find(const char *path) {
+  pthread_mutex_lock(&lock);
+  Owned *node = index_get(path);
+  pthread_mutex_unlock(&lock);
+  return node;
+}
+
+// Whether what lstat finds (ST) is what NODE recorded. System calls only: the handler's.
+static bool is_recorded(const Owned *node, const struct stat *st) {
+  switch (node->kind) {
+  case OWN_FILE:
+    return S_ISREG(st->st_mode) && st->st_dev == node->dev && st->st_ino == node->ino;
+  case OWN_DIR:
+    return S_ISDIR(st->st_mode) && st->st_dev == node->dev && st->st_ino == node->ino;
+  case OWN_NAME:
+    return S_ISREG(st->st_mode);
+  }
+  return false;
+}
+
+static bool still_ours(const Owned *node) {
+  struct stat st;
+  return lstat(node->path, &st) == 0 && is_recorded(node, &st);
+}
+
+// NAME against a pattern's last component PATTERN ('*' any run of characters, at most one).
+static bool name_matches(const char *pattern, const char *name) {
+  const char *star = strchr(pattern, '*');
+  if (!star) return !strcmp(pattern, name);
+  size_t head = (size_t)(star - pattern), tail = strlen(star + 1), n = strlen(name);
+  return n >= head + tail && !strncmp(name, pattern, head) && !strcmp(name + n - tail, star + 1);
+}
+
+// Whether NODE names the entry NAME of the folder DIR (DIR_LEN bytes).
+static bool names_entry(const Owned *node, const char *dir, size_t dir_len, const char *name) {
+  if (node->name_at != dir_len + 1 || strncmp(node->path, dir, dir_len)) return false;
+  const char *last = node->path + node->name_at;
+  return node->kind == OWN_NAME ? name_matches(last, name) : !strcmp(last, name);
+}
+
+// NODE is no longer a path of this run's (removed, renamed away, replaced); a pattern of
+// expected names stays.
+static void retire(Owned *node) {
+  if (node->kind != OWN_NAME || !strchr(node->path + node->name_at, '*'))
+    atomic_store(&node->gone, true);
+}
+
+//
+// Names with a random part.
+//
+
+static uint64_t random_u64(void) {
+  uint64_t r;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r) return r;
+  // No entropy yet (early boot): the clock, the PID and a counter, mixed; still retried on
+  // EEXIST, so only guessability suffers, never correctness.
+  static atomic_uint_fast64_t counter;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  r = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 16) ^
+      atomic_fetch_add(&counter, 0x9e3779b97f4a7c15ull);
+  r ^= r >> 33;
+  r *= 0xff51afd7ed558ccdull;
+  return r ^ (r >> 33);
+}
+
+static char host[65];
+
+static void read_host_name(void) {
+  if (gethostname(host, sizeof host - 1) < 0 || !host[0]) strcpy(host, "host");
+  for (char *c = host; *c; c++) // it becomes part of file names
+    if (*c == '/' || *c == '.') *c = '_';
+}
+
+const char *host_name(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_host_name);
+  return host;
+}
+
+char *temporary_name(const char *path) {
+  // Host and PID say whose it is (base/temporaries.c removes a dead process's); the random
+  // number makes it unguessable, and distinct between containers that share a directory and
+  // a host name, whose processes may have one PID (issue 30).
+  char *suffix = format(".tmp.%s.%ld.%llu", host_name(), (long)getpid(),
+                        (unsigned long long)(random_u64() >> 1));
+  // An output's name near NAME_MAX (250 bytes) left no room for the suffix: the output
+  // could not be written at all ("File name too long"). Its name is cut to make room, to
+  // exactly NAME_MAX bytes (remove_dead_temporaries knows such a name by that length).
+  const char *slash = strrchr(path, '/');
+  size_t dir_len = slash ? (size_t)(slash + 1 - path) : 0;
+  size_t base_len = strlen(path) - dir_len, suffix_len = strlen(suffix);
+  if (base_len + suffix_len > NAME_MAX && suffix_len < NAME_MAX)
+    base_len = NAME_MAX - suffix_len;
+  char *name = format("%.*s%s", (int)(dir_len + base_len), path, suffix);
+  free(suffix);
+  return name;
+}
+
+//
+// Creating.
+//
+
+int own_create(const char *path, int mode) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int e = -errno;
+    close(fd);
+    unlink(path); // made by this call a moment ago, exclusively
+    return e;
+  }
+  record(path, OWN_FILE, &st, false);
+  return fd;
+}
+
+int own_create_temporary(const char *path, char **name) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    char *tmp = temporary_name(path);
+    int fd = own_create(tmp, 0666);
+    if (fd >= 0) {
+      own_remove_on_failure(tmp);
+      // Held while it is written: base/temporaries.c removes a temporary only if its lock is
+      // free, so no link in another PID namespace takes a live one for a dead process's.
+      flock(fd, LOCK_EX | LOCK_NB);
+      *name = tmp;
+      return fd;
+    }
+    free(tmp);
+    if (fd != -EEXIST) return fd;
+  }
+  return -EEXIST;
+}
+
+int own_create_replacing(const char *path) {
+  char *tmp;
+  int fd = own_create_temporary(path, &tmp);
+  if (fd < 0) return fd;
+  int rc = own_rename(tmp, path, false);
+  if (rc < 0) {
+    close(fd);
+    own_remove(tmp);
+    fd = rc;
+  }
+  free(tmp);
+  return fd;
+}
+
+int own_open_in_place(const char *path) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+    // A file (what stood there changed since the caller looked, or a link now points at
+    // one): never written in place, nor truncated.
+    close(fd);
+    return -EEXIST;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+int own_open_null(int flags) {
+  return open("/dev/null", (flags & O_ACCMODE) | O_CLOEXEC);
+}
+
+int own_mkdir(const char *path, int mode) {
+  if (mkdir(path, mode) < 0) return -errno;
+  struct stat st;
+  // Made a moment ago; lstat, so that a folder swapped in since is not recorded as ours.
+  if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) return -EEXIST;
+  record(path, OWN_DIR, &st, false);
+  return 0;
+}
+
+char *own_make_dir(const char *prefix, int mode, int *error) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    char *dir = format("%s%012llx", prefix, (unsigned long long)(random_u64() >> 16));
+    int rc = own_mkdir(dir, mode);
+    if (!rc) return dir;
+    free(dir);
+    if (rc != -EEXIST) {
+      *error = -rc;
+      return NULL;
+    }
+  }
+  *error = EEXIST;
+  return NULL;
+}
+
+void own_expect(const char *name) {
+  record(name, OWN_NAME, NULL, false);
+}
+
+int own_adopt(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0) return -errno;
+  if (!S_ISREG(st.st_mode)) return -EPERM;
+  Owned *expected = find(path);
+  bool on_failure = expected && atomic_load(&expected->on_failure);
+  record(path, OWN_FILE, &st, on_failure);
+  return 0;
+}
+
+//
+// Renaming and removing.
+//
+
+int own_rename(const char *from, const char *to, bool to_on_failure) {
+  Owned *node = find(from);
+  struct stat st;
+  if (!node || node->kind == OWN_DIR) return -EPERM;
+  if (lstat(from, &st) < 0) return -errno;
+  if (!is_recorded(node, &st)) return -EPERM;
+  // Recorded under its new name before the rename: a failure in between removes it there
+  // only if the rename happened (the identity is the file's, not the name's). A name given
+  // to a failure to remove whatever file lands there (remove_on_failure before it existed)
+  // still is; a file recorded there before is another file.
+  Owned *before = find(to);
+  if (before && before->kind == OWN_NAME && atomic_load(&before->on_failure))
+    to_on_failure = true;
+  Owned *moved = record(to, OWN_FILE, &st, to_on_failure);
+  if (rename(from, to) < 0) {
+    int e = -errno;
+    atomic_store(&moved->gone, true);
+    return e;
+  }
+  atomic_store(&node->gone, true);
+  return 0;
+}
+
+// The live record of an expected name whose pattern PATH matches ("DIR/image.*"), or NULL.
+static Owned *find_pattern(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return NULL;
+  for (Owned *node = atomic_load(&records); node; node = atomic_load(&node->next))
+    if (node->kind == OWN_NAME && !atomic_load(&node->gone) &&
+        names_entry(node, path, (size_t)(slash - path), slash + 1))
+      return node;
+  return NULL;
+}
+
+int own_remove(const char *path) {
+  Owned *node = find(path);
+  if (!node) node = find_pattern(path);
+  if (!node) return -EPERM;
+  struct stat st;
+  if (lstat(path, &st) < 0) {
+    retire(node);
+    return errno == ENOENT ? 0 : -errno;
+  }
+  if (!is_recorded(node, &st)) {
+    retire(node); // something else stands there now: not ours
+    return -EPERM;
+  }
+  if ((node->kind == OWN_DIR ? rmdir(path) : unlink(path)) < 0) return -errno;
+  retire(node);
+  return 0;
+}
+
+void own_forget(const char *path) {
+  Owned *node = find(path);
+  if (node) atomic_store(&node->gone, true);
+}
+
+// Empties the folder NODE of the entries this run recorded in it (every live record of a
+// file or name there, in any folder under it first), then removes it: only while it is the
+// folder this run made, read through a descriptor that follows no link. System calls and
+// atomics only (the signal handler's). DEPTH bounds the descent.
+enum { MAX_DEPTH = 8 };
+static bool empty_and_remove(const Owned *dir, int depth) {
+  // One remover at a time (LOCK, or the one handler), a buffer per level.
+  static _Alignas(8) char buffers[MAX_DEPTH + 1][4096];
+  char *entries = buffers[depth];
+  int fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !is_recorded(dir, &st)) {
+    close(fd);
+    return false;
+  }
+  size_t dir_len = strlen(dir->path);
+  // Entries removed while listed may hide others, and threads still running (libLTO's
+  // backends, a job) may add files: emptied until it goes, a few times.
+  for (int pass = 0; pass < 50; pass++) {
+    if (pass >= 1) {
+      if (rmdir(dir->path) == 0) {
+        close(fd);
+        return true;
+      }
+      if (errno != ENOTEMPTY) break;
+      if (pass >= 2) nanosleep(&(struct timespec){0, 2 * 1000 * 1000}, NULL);
+    }
+    lseek(fd, 0, SEEK_SET);
+    bool unknown = false;
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, entries, sizeof buffers[0])) > 0) {
+      for (long at = 0; at < n;) {
+        // struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, name.
+        unsigned short length;
+        memcpy(&length, entries + at + 16, sizeof length);
+        const char *name = entries + at + 19;
+        at += length;
+        if (!strcmp(name, ".") || !strcmp(name, "..")) continue;
+        struct stat entry;
+        if (fstatat(fd, name, &entry, AT_SYMLINK_NOFOLLOW) < 0) continue;
+        bool removed = false;
+        for (Owned *node = atomic_load(&records); node && !removed;
+             node = atomic_load(&node->next)) {
+          if (atomic_load(&node->gone) || !names_entry(node, dir->path, dir_len, name) ||
+              !is_recorded(node, &entry))
+            continue;
+          if (node->kind == OWN_DIR)
+            removed = depth < MAX_DEPTH && empty_and_remove(node, depth + 1);
+          else
+            removed = unlinkat(fd, name, 0) == 0;
+          if (removed) retire(node);
+        }
+        unknown |= !removed;
+      }
+    }
+    if (unknown && pass >= 1) break; // what this run did not make stays, and so the folder
+  }
+  close(fd);
+  return false;
+}
+
+int own_empty_dir(const char *path) {
+  Owned *node = find(path);
+  if (!node || node->kind != OWN_DIR) return -EPERM;
+  pthread_mutex_lock(&lock);
+  bool removed = empty_and_remove(node, 0);
+  pthread_mutex_unlock(&lock);
+  if (removed) atomic_store(&node->gone, true);
+  return removed ? 0 : access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
+}
+
+//
+// What a failure removes: base/cleanup.c's list (issue 24), kept here with the records.
+//
+
+void remove_on_failure(const char *path) {
+  Owned *node = find(path);
+  if (node) {
+    atomic_store(&node->on_failure, true);
+    return;
+  }
+  // A name not recorded here: what a tool made at a name this run gave it, or will make.
+  struct stat st;
+  if (lstat(path, &st) < 0)
+    record(path, OWN_NAME, NULL, true);
+  else if (S_ISREG(st.st_mode))
+    record(path, OWN_FILE, &st, true);
+}
+
+void own_remove_on_failure(const char *path) {
+  remove_on_failure(path);
+}
+
+void remove_on_failure_as(const char *path, const char *made) {
+  struct stat st;
+  if (lstat(made, &st) == 0 && S_ISREG(st.st_mode)) record(path, OWN_FILE, &st, true);
+}
+
+void remove_dir_on_failure(const char *dir) {
+  Owned *node = find(dir);
+  if (node && node->kind == OWN_DIR) atomic_store(&node->on_failure, true);
+}
+
+void keep_on_success(const char *path) {
+  Owned *node = find(path);
+  if (node) atomic_store(&node->on_failure, false);
+}
+
+// The handler's walk, and exit_failure's: newest first, so that what was made in a folder
+// goes before the folder.
+static void remove_failure_records(void) {
+  for (Owned *node = atomic_load(&records); node; node = atomic_load(&node->next)) {
+    if (atomic_load(&node->gone) || !atomic_load(&node->on_failure)) continue;
+    if (node->kind == OWN_DIR) {
+      if (empty_and_remove(node, 0)) atomic_store(&node->gone, true);
+    } else if (still_ours(node) && unlink(node->path) == 0) {
+      retire(node);
+    }
+  }
+}
+
+void remove_failure_paths(void) {
+  pthread_mutex_lock(&lock);
+  remove_failure_records();
+  pthread_mutex_unlock(&lock);
+}
+
+void remove_failure_paths_now(void) {
+  remove_failure_records();
+}
+
+//
+// What a dead run of ours left (issue 24): the only removals of what this run did not create.
+// The caller has proved the run dead (a free lock, a PID of this host that has ended).
+//
+
+int own_remove_dead_file(const char *path, const struct stat *seen) {
+  struct stat st;
+  if (lstat(path, &st) < 0) return -errno;
+  if (!S_ISREG(st.st_mode) || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
+    return -EPERM;
+  return unlink(path) < 0 ? -errno : 0;
+}
+
+int own_remove_dead_dir(const char *path, const struct stat *seen) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino) {
+    close(fd);
+    return -EPERM;
+  }
+  // Its regular files only, one level (the temporary folders are flat); a link is removed
+  // as a link, never followed; a folder in it keeps it from going.
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return -EPERM;
+  }
+  for (struct dirent *e; (e = readdir(d));) {
+    struct stat entry;
+    if (fstatat(fd, e->d_name, &entry, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(entry.st_mode))
+      unlinkat(fd, e->d_name, 0);
+  }
+  closedir(d);
+  return rmdir(path) < 0 ? -errno : 0;
+}
