@@ -277,11 +277,17 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
   } else if ((v = sycl_option(a, "sycl-device-library-location"))) {
     strlist_push(&o->device_link_args, format("--library-path=%s", v));
   } else if ((v = sycl_option(a, "bitcode-library"))) {
-    // <kind>-<triple>-<arch>=<file>: a SYCL library for a SPIR-V triple is linked on demand.
+    // Upstream's <kind>-<triple>-<arch>=<file> (a SYCL one for a SPIR-V triple is ours; other
+    // kinds are not), or intel's <triple>=<file> (its driver passes SYCL's device libraries
+    // so): linked on demand.
     const char *eq = strchr(v, '=');
-    if (!eq || strncmp(v, "sycl-", 5)) fatal(NULL, "%s: expected sycl-<triple>-<arch>=<file>", a);
-    char *target = xstrndup(v + 5, (size_t)(eq - v - 5));
-    bool ours = is_spirv_triple(target);
+    if (!eq || eq == v || !eq[1])
+      fatal(NULL, "%s: expected <triple>=<file> or sycl-<triple>-<arch>=<file>", a);
+    bool kind = !strncmp(v, "sycl-", 5) || !strncmp(v, "openmp-", 7) ||
+                !strncmp(v, "cuda-", 5) || !strncmp(v, "hip-", 4);
+    char *target = xstrndup(v + (!strncmp(v, "sycl-", 5) ? 5 : 0),
+                            (size_t)(eq - v - (!strncmp(v, "sycl-", 5) ? 5 : 0)));
+    bool ours = (!kind || !strncmp(v, "sycl-", 5)) && is_spirv_triple(target);
     free(target);
     if (ours) strlist_push(&o->device_link_args, format("--device-libs=%s", eq + 1));
   } else if ((v = sycl_option(a, "sycl-allow-device-image-dependencies")) && !*v) {
@@ -295,8 +301,9 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
              (v = sycl_option(a, "offload-compression-level"))) {
     char *end;
     long level = strtol(v, &end, 10);
-    if (!*v || *end || level < INT_MIN || level > INT_MAX)
-      fatal(NULL, "%s: expected a compression level (a number), not '%s'", a, v);
+    if (!*v || *end || level < INT_MIN || level > INT_MAX) // intel's words after ours
+      fatal(NULL, "%s: invalid value for --offload-compression-level=: '%s' (expected a number)",
+            a, v);
     o->compression_level = (int)level;
   } else if ((v = sycl_option(a, "offload-compression-threshold"))) {
     char *end;
@@ -1088,7 +1095,8 @@ static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
                     .print_module = o->print_wrapped_module,
                     .compress = o->compress,
                     .compression_level = o->compression_level,
-                    .compression_threshold = (size_t)o->compression_threshold};
+                    .compression_threshold = (size_t)o->compression_threshold,
+                    .report_compression = o->print_commands};
   if (o->print_commands) {
     char *compress = !o->compress ? xstrdup("")
                      : o->compression_threshold
