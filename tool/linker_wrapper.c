@@ -79,12 +79,38 @@ static const char *wrapper_option(const char *arg, const char *name) {
   return arg[n] ? NULL : "";
 }
 
-// "--device-linker=spirv64-unknown-unknown=--device-libs=a.bc": the argument, when it is
-// meant for every target or for a SPIR-V one; NULL when it is for another target.
+// Whether TEXT begins with an architecture llvm::Triple knows (up to its first '-'): clang
+// writes -Xoffload-linker-<triple> ARG as --device-linker=<triple>=ARG with the triple as the
+// user spelled it ("spirv64"), and clang-linker-wrapper takes the text before '=' for a
+// triple when its architecture is known, else the whole for an ARG=VALUE argument.
+static bool names_known_arch(const char *text, size_t len) {
+  static const char *const arches[] = {
+      "spir",    "spir64",  "spirv",   "spirv32", "spirv64", "nvptx",   "nvptx64", "amdgcn",
+      "r600",    "x86_64",  "amd64",   "i386",    "i486",    "i586",    "i686",    "aarch64",
+      "arm64",   "arm",     "armv7",   "armv7a",  "armv8",   "thumb",   "riscv32", "riscv64",
+      "powerpc", "ppc",     "ppc64",   "ppc64le", "powerpc64", "powerpc64le", "mips",
+      "mips64",  "mipsel",  "mips64el", "s390x",  "sparc",   "sparcv9", "loongarch64",
+      "wasm32",  "wasm64",  "hexagon", "ve",      NULL};
+  const char *dash = memchr(text, '-', len);
+  size_t n = dash ? (size_t)(dash - text) : len;
+  // SPIR-V's versioned architectures (spirv64v1.5) are spirv's.
+  const char *version = n > 5 && !strncmp(text, "spirv", 5) ? memchr(text + 5, 'v', n - 5) : NULL;
+  if (version) n = (size_t)(version - text);
+  for (const char *const *a = arches; *a; a++)
+    if (strlen(*a) == n && !strncmp(text, *a, n)) return true;
+  return false;
+}
+
+// "--device-linker=spirv64=--split=kernel" (clang's -Xoffload-linker-spirv64 --split=kernel):
+// the argument, when it is meant for every target or for a SPIR-V one; NULL when it is for
+// another target. A value whose text before '=' names no architecture is an ARG=VALUE
+// argument for every target. (The triple was known only with a '-' in it: "spirv64=ARG"
+// became an input file of that name.)
 static const char *device_argument(const char *value) {
   if (value[0] == '-') return value;
   const char *eq = strchr(value, '=');
-  if (!eq || !memchr(value, '-', (size_t)(eq - value))) return value;
+  if (!eq || !names_known_arch(value, (size_t)(eq - value))) return value;
+  if (!eq[1]) fatal(NULL, "--device-linker=%s: no argument after the triple", value);
   char *triple = xstrndup(value, (size_t)(eq - value));
   bool ours = is_spirv_triple(triple);
   free(triple);
@@ -431,9 +457,10 @@ static bool is_relocatable_elf(const uint8_t *data, size_t size) {
 
 // A damaged object is reported here, naming it: the host linker might not look at the
 // .llvm.offloading section at all, and the device code in it would silently be lost.
-// An image of another offload kind (OpenMP, CUDA, HIP) is an error here: the device link
-// takes SYCL images only and skips the others (with a note under -v), and no other link of
-// this program would take them: their code would be lost, exit 0.
+// An image of another offload kind (OpenMP, CUDA, HIP), or a SYCL image for a target other
+// than spir64/spirv64 (spirv32, spir, nvptx64, amdgcn), is an error here: the device link
+// takes those SYCL images only and skips the others (with a note under -v), and no other link
+// of this program would take them: their code would be lost, exit 0.
 static void refuse_other_offload_kinds(const char *origin, const uint8_t *data, size_t size) {
   OffloadEntry *entries;
   size_t count;
@@ -448,6 +475,12 @@ static void refuse_other_offload_kinds(const char *origin, const uint8_t *data, 
             "SYCL images only, and no other link would take it",
             image_kind_name(entries[i].image_kind), offload_kind_name(entries[i].offload_kind),
             entries[i].offload_kind, offload_entry_get(&entries[i], "triple") ?: "");
+    else if (offload_entry_get(&entries[i], "triple") &&
+             !is_spirv_triple(offload_entry_get(&entries[i], "triple")))
+      error(origin, "SYCL %s image for '%s': the linker-wrapper mode links spir64 and spirv64 "
+            "images only (a 32-bit or non-SPIR-V target's code cannot join them), and no other "
+            "link would take it",
+            image_kind_name(entries[i].image_kind), offload_entry_get(&entries[i], "triple"));
   for (size_t i = 0; i < count; i++)
     free(entries[i].strings); // the texts point into DATA
   free(entries);
