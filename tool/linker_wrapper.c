@@ -216,6 +216,15 @@ static void take_post_link_options(WrapperOptions *o, const char *arg, const cha
     if (!link_arg)
       fatal(NULL, "%s: '%s' is not a sycl-post-link option the device link takes", arg,
             opts.items[i]);
+    // A bad value is named as the user wrote it (the link named its own --spec-const).
+    const char *v = strchr(link_arg, '=');
+    SplitMode mode;
+    if (!strncmp(link_arg, "--spec-const=", 13) && strcmp(v + 1, "native") &&
+        strcmp(v + 1, "emulation"))
+      fatal(NULL, "%s: '%s': expected native or emulation, not '%s'", arg, opts.items[i], v + 1);
+    if (!strncmp(link_arg, "--split=", 8) && split_mode_parse(v + 1, &mode))
+      fatal(NULL, "%s: '%s': expected kernel, source or auto, not '%s'", arg, opts.items[i],
+            v + 1);
     if (*link_arg)
       strlist_push(&o->device_link_args, link_arg);
     else
