@@ -62,6 +62,8 @@ typedef struct {
   int compression_level;      // --compression-level=, --offload-compression-level=
   long compression_threshold; // --offload-compression-threshold=; 0: intel's default
   bool use_post_link_tool, no_use_post_link_tool;
+  bool device_link_only; // --sycl-device-link (-fsycl-link): -o is the wrapper object
+  bool separate_units;   // --no-sycl-rdc: each input's device code linked on its own
   const char *module_split_mode; // --sycl-module-split-mode, checked after all options
   int jobs;
   StringList device_link_args;
@@ -132,6 +134,9 @@ static const char *const sycl_accepted[] = {"use-sycl-post-link-tool",
                                             "sycl-remove-unused-external-funcs",
                                             "sycl-device-code-split-esimd",
                                             "no-sycl-device-code-split-esimd",
+                                            // intel embeds the IR for NVPTX and AMDGCN
+                                            // targets only (kernel fusion); not for SPIR-V
+                                            "sycl-embed-ir",
                                             NULL};
 
 // intel's other SYCL options of clang-linker-wrapper, each refused with what it is for:
@@ -139,11 +144,10 @@ static const char *const sycl_accepted[] = {"use-sycl-post-link-tool",
 static const struct {
   const char *name, *why;
 } sycl_refused[] = {
-    {"sycl-device-link", "a device-only link (-fno-sycl-rdc) is not supported"},
-    {"no-sycl-rdc", "separate device links per object (-fno-sycl-rdc) are not supported"},
-    {"emit-fatbin-only", "a device-only link (-fno-sycl-rdc) is not supported"},
-    {"syclbin", "SYCLBIN output is not supported"},
-    {"sycl-embed-ir", "embedding the device IR in the image is not supported"},
+    {"emit-fatbin-only", "a fat binary of NVPTX/AMDGCN images only is not what a SPIR-V link makes"},
+    {"syclbin", "SYCLBIN output is not written: intel's design document "
+                "(sycl/doc/design/SYCLBINDesign.md) leaves how its metadata byte table encodes "
+                "property sets and how SYCLBIN files are linked unspecified ('TODO')"},
     {"sycl-dump-device-code", "dumping the device images is not supported (use --save-temps)"},
     {"no-sycl-remove-unused-external-funcs",
      "SYCL_EXTERNAL functions stay entry points only with --sycl-allow-device-image-dependencies"},
@@ -302,6 +306,10 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
     }
   if ((v = sycl_option(a, "no-use-sycl-post-link-tool")) && !*v) {
     o->no_use_post_link_tool = true;
+  } else if ((v = sycl_option(a, "sycl-device-link")) && !*v) {
+    o->device_link_only = true;
+  } else if ((v = sycl_option(a, "no-sycl-rdc")) && !*v) {
+    o->separate_units = true;
   } else if ((v = sycl_option(a, "sycl-post-link-options"))) {
     take_post_link_options(o, a, v);
   } else if ((v = sycl_option(a, "llvm-spirv-options"))) {
@@ -1131,8 +1139,9 @@ static int link_device_code(const WrapperOptions *o, const StringList *inputs,
   return rc;
 }
 
-static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
+static int wrap_device_code(const WrapperOptions *o, const StringList *device_binaries,
                             const char *wrapper_object) {
+  const char *device_binary = device_binaries->items[0]; // the one a message names
   WrapOptions wo = {.host_triple = o->host_triple,
                     .print_module = o->print_wrapped_module,
                     .compress = o->compress,
@@ -1145,18 +1154,18 @@ static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
                          ? format(" --compress --compression-level=%d --compression-threshold=%ld",
                                   o->compression_level, o->compression_threshold)
                          : format(" --compress --compression-level=%d", o->compression_level);
+    char *binaries = strlist_join(device_binaries, "\" \"");
     fprintf(stderr, "\"%s\" wrap --host-triple=%s%s \"%s\" -o \"%s\"\n", TOOL_NAME,
-            o->host_triple ? o->host_triple : "default", compress, device_binary, wrapper_object);
+            o->host_triple ? o->host_triple : "default", compress, binaries, wrapper_object);
+    free(binaries);
     free(compress);
   }
   if (o->dry_run) return 0;
-  StringList files = {0};
-  strlist_push(&files, xstrdup(device_binary));
   OffloadEntry *images;
   PropertySets *properties;
   Buffer *bytes;
   size_t count;
-  if (read_images_to_wrap(&files, &images, &properties, &count, &bytes)) {
+  if (read_images_to_wrap(device_binaries, &images, &properties, &count, &bytes)) {
     error(device_binary, "wrap step failed");
     return -1;
   }
@@ -1171,13 +1180,30 @@ static int wrap_device_code(const WrapperOptions *o, const char *device_binary,
     free(images[i].strings);
     propsets_free(&properties[i]);
   }
-  free(bytes[0].data);
+  for (size_t i = 0; i < device_binaries->count; i++)
+    free(bytes[i].data);
   free(bytes);
   free(images);
   free(properties);
-  free(files.items[0]);
-  free(files.items);
   return rc;
+}
+
+// --sycl-device-link (DPC++'s -fsycl-link): the wrapper object, registration and device
+// images, is the output; there is no host link. Written beside -o and renamed over it.
+static int write_device_object(const WrapperOptions *o, const char *wrapper_object,
+                               const char *output) {
+  if (o->print_commands) fprintf(stderr, "\"cp\" \"%s\" \"%s\"\n", wrapper_object, output);
+  if (o->dry_run) return 0;
+  Buffer object = {0};
+  int rc = read_file(wrapper_object, &object);
+  if (rc) {
+    error(wrapper_object, "%s", read_error_text(rc));
+    return -1;
+  }
+  rc = write_file_atomic(output, object.data, object.size);
+  buffer_free(&object);
+  if (rc) error(output, "cannot write the output: %s", strerror(-rc));
+  return rc ? -1 : 0;
 }
 
 // The host linker's temporary beside OUTPUT, made empty here, exclusively: a name that is
@@ -1304,22 +1330,42 @@ int linker_wrapper_main(int argc, char **argv) {
     wrapper_object = NULL;
   }
 
-  if (!rc && device_inputs.count) {
+  // One device link of every input's device code; with --no-sycl-rdc one per input, each
+  // unit's code linked on its own (a SYCL_EXTERNAL function of another unit is undefined).
+  StringList device_binaries = {0};
+  if (!rc && device_inputs.count && !o.separate_units) {
+    strlist_push(&device_binaries, xstrdup(device_binary));
     rc = link_device_code(&o, &device_inputs, device_binary);
-    if (!rc) rc = wrap_device_code(&o, device_binary, wrapper_object);
+  }
+  for (size_t i = 0; !rc && o.separate_units && i < device_inputs.count; i++) {
+    char *binary = format("%s.%zu", device_binary, i);
+    if (o.save_temps) check_output_path(binary, "--save-temps");
+    StringList unit = {.items = &device_inputs.items[i], .count = 1};
+    strlist_push(&device_binaries, binary);
+    rc = link_device_code(&o, &unit, binary);
+  }
+  if (!rc && device_inputs.count) {
+    rc = wrap_device_code(&o, &device_binaries, wrapper_object);
+  } else if (!rc && o.device_link_only) {
+    error(NULL, "--sycl-device-link: no device code in the inputs, nothing to link");
+    rc = -1;
   } else if (!rc) {
     note("no device code in the inputs: host link only");
   }
-  if (!rc) rc = link_host(&o, wrapper_object, output);
+  if (!rc)
+    rc = o.device_link_only ? write_device_object(&o, wrapper_object, output)
+                            : link_host(&o, wrapper_object, output);
 
   if (temp_dir) {
-    unlink(device_binary);
+    for (size_t i = 0; i < device_binaries.count; i++)
+      unlink(device_binaries.items[i]);
     if (wrapper_object) unlink(wrapper_object);
     for (size_t i = 0; i < host_temps.count; i++)
       unlink(host_temps.items[i]);
     remove_temp_dir(temp_dir);
   }
   strlist_free(&host_temps);
+  strlist_free(&device_binaries);
   strlist_free(&device_inputs);
   strlist_free(&o.device_link_args);
   strlist_free(&o.linker_args);
