@@ -143,6 +143,10 @@ void keep_on_success(const char *path);
 void remove_failure_paths(void); // exit_failure()'s
 // The same from a signal handler (base/cleanup.c's): system calls and atomics only.
 void remove_failure_paths_now(void);
+// owned.c registers the two above with cleanup.c (below it), whose exits and signal handlers
+// call them through remove_registered_failure_paths.
+void set_failure_removers(void (*remove)(void), void (*remove_now)(void));
+void remove_registered_failure_paths(bool in_signal_handler);
 // base/cleanup.c: children (PIDs) a signal must end with us, from their start until reaped.
 void track_child(int pid);
 void untrack_child(int pid);

@@ -25,7 +25,19 @@
 const char *tool_name = TOOL_NAME; // here, the lowest file that prints it (crash messages)
 
 // The paths a failure removes are base/owned.c's records (remove_on_failure and the rest):
-// the handlers below walk them with remove_failure_paths_now.
+// the handlers below walk them with the function owned.c registers at its first record
+// (set_failure_removers), so that this file, below owned.c, does not call up into it.
+static _Atomic(void (*)(void)) failure_remover, failure_remover_now;
+
+void set_failure_removers(void (*remove)(void), void (*remove_now)(void)) {
+  atomic_store(&failure_remover, remove);
+  atomic_store(&failure_remover_now, remove_now);
+}
+
+void remove_registered_failure_paths(bool in_signal_handler) {
+  void (*remove)(void) = atomic_load(in_signal_handler ? &failure_remover_now : &failure_remover);
+  if (remove) remove();
+}
 
 //
 // The children: processes started and not yet reaped (the SPIR-V worker spawner, tools,
@@ -180,9 +192,9 @@ static void on_ending_signal(int sig) {
       pause();
   }
   signal_children_now(sig);
-  remove_failure_paths_now();
+  remove_registered_failure_paths(true);
   wait_children_now();
-  remove_failure_paths_now(); // what threads wrote meanwhile
+  remove_registered_failure_paths(true); // what threads wrote meanwhile
   struct sigaction default_action = {.sa_handler = SIG_DFL};
   sigaction(sig, &default_action, NULL);
   errno = saved_errno;
@@ -230,9 +242,9 @@ static void on_fatal_signal(int sig) {
     if (written > 0) at += (size_t)written;
   }
   signal_children_now(SIGTERM);
-  remove_failure_paths_now();
+  remove_registered_failure_paths(true);
   wait_children_now();
-  remove_failure_paths_now(); // what threads wrote meanwhile
+  remove_registered_failure_paths(true); // what threads wrote meanwhile
   _exit(origin ? 1 : EXIT_INTERNAL_ERROR);
 }
 

@@ -85,7 +85,7 @@ int error_count(void) {
 // the atexit handlers; stdio is flushed here.
 static __attribute__((noreturn)) void exit_failure(void) {
   wait_while_ending();
-  remove_failure_paths();
+  remove_registered_failure_paths(false);
   fflush(NULL);
   _exit(1);
 }

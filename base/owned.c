@@ -104,6 +104,8 @@ static Owned *index_get(const char *path) {
 }
 
 static Owned *record(const char *path, OwnKind kind, const struct stat *st, bool on_failure) {
+  // cleanup.c's exits and signal handlers reach the records through these (it is below us).
+  set_failure_removers(remove_failure_paths, remove_failure_paths_now);
   Owned *node = malloc(sizeof *node);
   char *copy = strdup(path);
   if (!node || !copy) abort();
