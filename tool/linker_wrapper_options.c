@@ -39,7 +39,9 @@ static const char wrapper_usage[] =
     "  --sycl-post-link-options=<opts>  sycl-post-link's options, for the device link\n"
     "  --llvm-spirv-options=[sycl:<triple>=]<opts>  the driver's llvm-spirv options\n"
     "  --sycl-device-libraries=<a,b>, --sycl-device-library-location=<dir>\n"
-    "  --bitcode-library=sycl-<triple>-<arch>=<file>, --sycl-allow-device-image-dependencies\n"
+    "  --bitcode-library=<triple>=<file> (or sycl-<triple>-<arch>=<file>)\n"
+    "  --sycl-allow-device-image-dependencies\n"
+    "  --sycl-device-link (-fsycl-link: -o is the wrapped device code), -no-sycl-rdc\n"
     "  -sycl-module-split-mode=<mode> (with -no-use-sycl-post-link-tool)\n"
     "Each other intel SYCL option is taken or refused naming it (README, 'The DPC++ flow').\n";
 
