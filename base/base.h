@@ -85,6 +85,15 @@ int own_create(const char *path, int mode);
 // own_create and removed on failure until renamed; locked (flock) while open, so that
 // remove_dead_temporaries never takes it for a dead process's. fd, or a negative errno.
 int own_create_temporary(const char *path, char **name);
+// A new temporary of PATH (as own_create_temporary, SUFFIX after its random part: a tool may
+// want ".bc") holding DATA, for a tool to read: *NAME gets its name. 0, or a negative errno
+// (nothing is left).
+int own_write_temporary(const char *path, const char *suffix, const void *data, size_t size,
+                        char **name);
+// A name for a tool's output beside PATH: a temporary of PATH made empty (so nothing planted
+// stands there), expected (the tool may write it or rename its own file onto it) and removed
+// on failure. Malloc'd; NULL with *ERROR (an errno) if it cannot be made.
+char *own_tool_output(const char *path, int *error);
 // A new file at PATH replacing what stands there (a link is replaced, never followed): made
 // as a temporary and renamed onto PATH at once, for a file written while the process runs
 // (a log). fd, or a negative errno.
@@ -93,8 +102,9 @@ int own_create_replacing(const char *path);
 // place, nothing truncated; -EEXIST if a regular file or folder is there (write it through a
 // temporary instead). fd, or a negative errno.
 int own_open_in_place(const char *path);
-// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR), close-on-exec.
+// /dev/null, opened with FLAGS' access mode (O_RDONLY, O_WRONLY, O_RDWR) and O_CLOEXEC.
 int own_open_null(int flags);
+struct stat;
 // mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
 int own_mkdir(const char *path, int mode);
 // A new folder PREFIX followed by 12 random hex digits (malloc'd), made as own_mkdir with
@@ -119,12 +129,39 @@ void own_forget(const char *path);
 // folders made in it, at any depth); what it did not make stays, and so does the folder
 // (-ENOTEMPTY). 0, or a negative errno.
 int own_empty_dir(const char *path);
+// The same relative to the folder DIRFD (opened O_DIRECTORY|O_NOFOLLOW by the caller), for
+// code that walks folders by descriptor (the cache): own_create_at as own_create,
+// own_rename_at as own_rename, own_remove_at as own_remove.
+int own_create_at(int dirfd, const char *name, int mode);
+int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure);
+int own_remove_at(int dirfd, const char *name);
+// Removes the regular file NAME of DIRFD that this run did not make (a cache entry pruned),
+// only while it still is what SEEN (fstatat, not following a link) says. 0, or a negative
+// errno (-EPERM: something else stands there now).
+int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen);
 // What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
-// run did not make; the caller has proved the owner dead. A regular file, or a flat folder
-// and its regular files, only while it still is what the caller saw (SEEN, from lstat).
-struct stat;
+// run did not make but own_remove_seen_at's; the caller has proved the owner dead. A regular
+// file, or a flat folder and its regular files, only while it still is what the caller saw
+// (SEEN, from lstat).
 int own_remove_dead_file(const char *path, const struct stat *seen);
 int own_remove_dead_dir(const char *path, const struct stat *seen);
+
+// Relative to a folder opened by the caller (the cache's: base/cache.c), one component NAME
+// each, nothing followed through a link, nothing recorded (the cache's files outlive the run;
+// the caller registers what a failure must remove). Each returns a descriptor or 0, or a
+// negative errno. own_open_dir_at: the folder NAME in AT, made first if CREATE (O_NOFOLLOW:
+// a link there is -ENOTDIR or -ELOOP). own_cache_create_at: exclusively. own_create_temporary_at:
+// NAME.tmp.HOST.PID.R exclusively, *TMP its name (malloc'd). own_append_at: an existing
+// regular file for appending. own_cache_rename_at, own_link_at: renameat, linkat (a link is never
+// followed). own_cache_remove_at: a regular file or a link (the link), only while it is SEEN (if
+// not NULL).
+int own_open_dir_at(int at, const char *name, bool create);
+int own_cache_create_at(int dir, const char *name, int mode);
+int own_create_temporary_at(int dir, const char *name, char **tmp);
+int own_append_at(int dir, const char *name);
+int own_cache_rename_at(int from_dir, const char *from, int to_dir, const char *to);
+int own_link_at(int from_dir, const char *from, int to_dir, const char *to);
+int own_cache_remove_at(int dir, const char *name, const struct stat *seen);
 
 // What a failure removes: paths removed if the process exits through fatal() or
 // exit_on_errors(), or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what
@@ -279,11 +316,18 @@ void remove_temp_dir(const char *dir);
 // Records PATH (if it exists) as an input of this run, by device and inode: a symbolic link,
 // a hard link or a path through ".." names it too.
 void output_rule_input(const char *path);
+// Forgets every input and output recorded: a process that runs one command after another
+// (the local distributor's workers) begins each afresh.
+void output_rule_reset(void);
 // Fatal ("PATH: ...") if PATH, which OPTION asks for ("-o", "--time-trace"...), names a
 // recorded input, a directory, or a device other than the null device (written in place, as
 // a FIFO is), or a path an earlier check_output_path of this run named (two options writing
 // one file); then removes the temporaries dead processes left beside PATH.
 void check_output_path(const char *path, const char *option);
+// check_output_path without the look for dead processes' temporaries of PATH, which reads
+// its whole directory: for a directory its owner sweeps (a link's jobs directory, where each
+// of thousands of jobs checks its outputs).
+void check_output_path_unswept(const char *path, const char *option);
 // Only the last check of check_output_path, for a directory the command fills (--cache-dir):
 // fatal if a path an earlier check named is PATH.
 void check_output_distinct(const char *path, const char *option);
@@ -442,8 +486,13 @@ typedef struct {
   uint64_t max_files;      // 0: no limit
 } CachePolicy;
 
+// A cache folder: DIR holds CACHEDIR.TAG and the folder of entries, ROOT (base/cache.c says
+// how it is laid out); ROOT_FD and the entry folders' descriptors (opened when first used)
+// are what every file operation goes through, so that none follows a planted link.
 typedef struct {
-  char *dir;
+  char *dir, *root;
+  int root_fd;
+  int *shards; // per entry folder: its descriptor, or -1 until opened (atomically)
   CachePolicy policy;
 } Cache;
 
@@ -461,7 +510,11 @@ void cache_content_key(const void *data, size_t size, char key[CACHE_KEY_SIZE]);
 void cache_derived_key(const char *what, const char *content_key, char key[CACHE_KEY_SIZE]);
 // lld-style: "prune_after=24h:cache_size_bytes=1g:cache_size_files=N:prune_interval=20m".
 int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg);
+// Opens DIR as a cache: made with the folders above it if missing, tagged (CACHEDIR.TAG) if
+// new or empty; a folder that holds files but no tag is refused. 0, or -1 and *ERRMSG; 1 and
+// *ERRMSG for a new cache on a full file system (the link goes on without it).
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg);
+void cache_close(Cache *c);
 // 0 and the value, or -1 for a miss (absent, truncated, corrupt, or written for another kind
 // or key: a damaged entry is a miss).
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
@@ -469,11 +522,27 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
 // are not a whole, intact entry of KIND and KEY.
 int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,
                         size_t *payload_size);
+// B, read from an entry of KIND and KEY (a mapped file included), cut to its payload if it is
+// a whole, intact one: 0, or -1 (B unchanged).
+int cache_take_payload(const char *kind, const char *key, Buffer *b);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
+// cache_put without a copy: the file NAME of the folder FROM (this process's own), which holds
+// PAYLOAD's bytes and nothing else, gets the entry's trailer and is renamed into the cache.
+// 0, or a negative errno (the file is then left where it was, maybe with the trailer).
+int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
+                const Buffer *payload);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);
+// Hard-links every entry of KIND into the folder TO (a folder of this process's own) as
+// PREFIX followed by its key; LINKED maps each name made there to its inode (decimal). The
+// entries are not read: whoever reads the links checks them (cache_take_payload). The count.
+size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
+                            StrMap *linked);
+// Removes the entry KIND-KEY if it is still the file SEEN (one found damaged).
+void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
+                          const struct stat *seen);
 // Payloads of entries: records of a u64 length and bytes; string lists as a count and records.
 void record_put(Buffer *b, const void *data, size_t size);
 void record_put_strings(Buffer *b, const StringList *l);
@@ -580,6 +649,15 @@ void tar_finish(Buffer *tar);
 // /dev/null, stdout and stderr together into *output (malloc'd). *wait_status as from
 // waitpid. Thread-safe. 0, or a negative errno when it cannot be started.
 int run_tool(const char *const argv[], Buffer *output, int *wait_status);
+// Starts a child as run_tool does, without waiting: ARGV[0] (looked up on PATH), or, with ARGV
+// NULL, FN(ARG) in a fork of this process (single-threaded callers only), exiting with its
+// value. Its stdout and stderr go to OUTPUT_FD. The pid (tracked: a signal that ends us ends
+// it), or a negative errno: the exec's own when the program could not be run.
+pid_t child_start(const char *const argv[], int (*fn)(void *), void *arg, int output_fd);
+// Waits for CHILD (-1: any child) and untracks it: its pid, or a negative errno.
+pid_t child_wait(pid_t child, int *wait_status);
+// The absolute path of the running executable (malloc'd); dies if the system cannot say.
+char *executable_path(void);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
-// The incremental cache: entries addressed by a BLAKE3 key, written atomically, checked on
-// read (a corrupt, truncated or foreign entry is a miss), pruned by an lld-style policy. It
-// does not decide what goes into a key; the stages that use it do.
+// The incremental cache: entries addressed by a key, one file each, written atomically into
+// 256 folders, checked on every read (a corrupt, truncated or foreign entry is a miss), pruned
+// by an lld-style policy. It does not decide what goes into a key; the stages that use it do.
 #include "base/base.h"
 
 #include <dirent.h>
@@ -12,16 +12,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-// Entry layout: magic, format version, payload size, BLAKE3 of the kind, key and payload,
-// payload. With the kind and key in the hash, an entry copied or renamed to another key (or
-// another kind's name) is a miss, not another module's data.
+// An entry is one file: the payload, then a trailer of the BLAKE3 of the kind, key and
+// payload, the payload's size, the format version and a magic. With the kind and key in the
+// hash, an entry copied or renamed to another key (or another kind's name) is a miss, not
+// another module's data. The trailer comes last so that libLTO, which hands back a cached
+// result as the file it is, gives us the payload at offset 0 (lto/thinlto.c).
 static const char entry_magic[8] = {'S', 'T', 'L', 'C', 'A', 'C', 'H', 'E'};
-enum { ENTRY_VERSION = 2, HASH_SIZE = 32, HEADER_SIZE = 8 + 4 + 8 + HASH_SIZE };
+enum { ENTRY_VERSION = 3, HASH_SIZE = 32, TRAILER_SIZE = HASH_SIZE + 8 + 4 + 8 };
 
+// The layout: DIR/CACHEDIR.TAG, DIR/ENTRIES_FOLDER/XX/KIND-KEY with XX the key's first two
+// hex digits in lower case (256 folders: concurrent writers rarely meet in one), and the
+// links' private folders DIR/ENTRIES_FOLDER/link-XXXXXX (lto/thinlto.c). The folder's name
+// carries ENTRY_VERSION: a layout or format change starts in a folder of its own.
+#define ENTRIES_FOLDER "sycl-thinlto-3"
+enum { NUM_SHARDS = 256 };
+static const char tag_signature[] = "Signature: 8a477f597d28d172789f06886806bc55";
 void cache_hash_init(CacheHasher *h) {
   llvm_blake3_hasher_init((llvm_blake3_hasher *)h->state);
 }
@@ -80,23 +91,74 @@ static void digest_of(const char *kind, const char *key, const void *data, size_
   llvm_blake3_hasher_finalize((llvm_blake3_hasher *)h.state, out, HASH_SIZE);
 }
 
+static void make_trailer(const char *kind, const char *key, const Buffer *payload,
+                         uint8_t out[TRAILER_SIZE]) {
+  uint64_t n = payload->size;
+  uint32_t version = ENTRY_VERSION;
+  digest_of(kind, key, payload->data, payload->size, out);
+  memcpy(out + HASH_SIZE, &n, 8);
+  memcpy(out + HASH_SIZE + 8, &version, 4);
+  memcpy(out + HASH_SIZE + 12, entry_magic, 8);
+}
+
 int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,
                         size_t *payload_size) {
+  if (size < TRAILER_SIZE) return -1;
+  const uint8_t *t = data + size - TRAILER_SIZE;
   uint64_t n;
   uint32_t version;
   uint8_t digest[HASH_SIZE];
-  if (size < HEADER_SIZE || memcmp(data, entry_magic, 8)) return -1;
-  memcpy(&version, data + 8, 4);
-  memcpy(&n, data + 12, 8);
-  if (version != ENTRY_VERSION || n != size - HEADER_SIZE) return -1;
-  digest_of(kind, key, data + HEADER_SIZE, n, digest);
-  if (memcmp(digest, data + 20, HASH_SIZE)) return -1;
+  memcpy(&n, t + HASH_SIZE, 8);
+  memcpy(&version, t + HASH_SIZE + 8, 4);
+  if (memcmp(t + HASH_SIZE + 12, entry_magic, 8) || version != ENTRY_VERSION ||
+      n != size - TRAILER_SIZE)
+    return -1;
+  digest_of(kind, key, data, n, digest);
+  if (memcmp(digest, t, HASH_SIZE)) return -1;
   *payload_size = n;
-  return HEADER_SIZE;
+  return 0;
+}
+
+// The length of the entry name NAME begins with ("KIND-KEY": KIND of lower-case letters, KEY
+// of 40 hex digits, libLTO's, or 64, ours), or 0. Pruning removes nothing else.
+static size_t entry_name_length(const char *name) {
+  size_t kind = strspn(name, "abcdefghijklmnopqrstuvwxyz");
+  if (!kind || name[kind] != '-') return 0;
+  size_t key = strspn(name + kind + 1, "0123456789abcdefABCDEF");
+  return key == 40 || key == 64 ? kind + 1 + key : 0;
+}
+
+static int hex_value(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+}
+
+static int shard_of(const char *key) {
+  return key[0] ? hex_value(key[0]) << 4 | hex_value(key[1]) : 0;
+}
+
+// The folder of KEY's entries, opened once (its descriptor is kept): every later open, rename
+// and remove is made relative to it, so that nothing follows a link planted at its name.
+// CREATE makes it when missing. A descriptor, or a negative errno.
+static int shard_dir(const Cache *c, const char *key, bool create) {
+  int i = shard_of(key);
+  int fd = __atomic_load_n(&c->shards[i], __ATOMIC_ACQUIRE);
+  if (fd >= 0) return fd;
+  char name[3];
+  snprintf(name, sizeof name, "%02x", i);
+  fd = own_open_dir_at(c->root_fd, name, create);
+  if (fd < 0) return fd;
+  int expected = -1; // another thread may have opened it meanwhile: its descriptor stays
+  if (!__atomic_compare_exchange_n(&c->shards[i], &expected, fd, false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    close(fd);
+    fd = expected;
+  }
+  return fd;
 }
 
 static char *entry_path(const Cache *c, const char *kind, const char *key) {
-  return format("%s/%s-%s", c->dir, kind, key);
+  return format("%s/%02x/%s-%s", c->root, shard_of(key), kind, key);
 }
 
 // A decimal count of digits only (strtoull alone takes "-1" as 2^64-1, and blanks and '+'),
@@ -185,108 +247,266 @@ int cache_parse_policy(const char *text, CachePolicy *p, char **errmsg) {
   return rc;
 }
 
+// Makes DIR and the folders above it that are missing, as ccache and lld do (a fresh
+// machine has no ~/.cache). 0, or a negative errno.
+static int make_dirs(const char *dir) {
+  char *path = xstrdup(dir);
+  int rc = 0;
+  for (char *p = path + 1;; p++) {
+    if (*p && *p != '/') continue;
+    char end = *p;
+    *p = 0;
+    rc = own_mkdir(path, 0777);
+    if (rc == -EEXIST) rc = 0;
+    *p = end;
+    if (!end) break;
+    rc = 0; // an upper folder we may not create (/home) may exist; the last one decides
+  }
+  free(path);
+  return rc;
+}
+
+// Whether the folder FD holds nothing but "." and ".." (and tags being written beside it by
+// a link that opens the same new folder now).
+static bool folder_is_empty(int fd) {
+  int copy = dup(fd);
+  DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+  if (!d) {
+    if (copy >= 0) close(copy);
+    return false;
+  }
+  bool empty = true;
+  for (struct dirent *e; empty && (e = readdir(d));)
+    empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            !strncmp(e->d_name, "CACHEDIR.TAG", 12);
+  closedir(d);
+  return empty;
+}
+
+// 1 if DIR (FD) holds a CACHEDIR.TAG with its signature, 0 if it has none, -1 if it holds
+// another file of that name.
+static int read_tag(int fd) {
+  int tag = openat(fd, "CACHEDIR.TAG", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (tag < 0) return errno == ENOENT ? 0 : -1;
+  char text[sizeof tag_signature - 1];
+  ssize_t n = read(tag, text, sizeof text);
+  close(tag);
+  return n == (ssize_t)sizeof text && !memcmp(text, tag_signature, sizeof text) ? 1 : -1;
+}
+
+// Tags the folder FD: written under a name of this process's, then linked as CACHEDIR.TAG,
+// which fails harmlessly if a concurrent link tagged it first. 0, or a negative errno.
+static int write_tag(int fd) {
+  char *text = format("%s\n# This file is a cache directory tag created by " TOOL_NAME ".\n"
+                      "# For information about cache directory tags, see:\n"
+                      "#\thttps://bford.info/cachedir/\n",
+                      tag_signature);
+  char *tmp = NULL;
+  int out = own_create_temporary_at(fd, "CACHEDIR.TAG", &tmp);
+  int rc = out < 0 ? out : 0;
+  if (out >= 0) {
+    size_t size = strlen(text);
+    if (write(out, text, size) != (ssize_t)size) rc = errno ? -errno : -EIO;
+    if (close(out) < 0 && !rc) rc = -errno;
+    if (!rc) rc = own_link_at(fd, tmp, fd, "CACHEDIR.TAG");
+    if (rc == -EEXIST) rc = 0;
+    own_cache_remove_at(fd, tmp, NULL);
+  }
+  free(tmp);
+  free(text);
+  return rc;
+}
+
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg) {
-  if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-    *errmsg = format("cannot create the cache directory: %s", strerror(errno));
+  int rc = make_dirs(dir);
+  if (rc) {
+    *errmsg = format("cannot create the cache directory: %s", strerror(-rc));
     return -1;
   }
-  struct stat st;
-  if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-    *errmsg = xstrdup("the cache path is not a directory");
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    *errmsg = errno == ENOTDIR ? xstrdup("the cache path is not a directory")
+                               : format("cannot open the cache directory: %s", strerror(errno));
     return -1;
+  }
+  int tag = read_tag(fd);
+  if (tag < 0) {
+    *errmsg = xstrdup("its CACHEDIR.TAG is not a cache directory tag; not taken as a cache");
+    goto fail;
+  }
+  // A folder of someone's files is not adopted: pruning would be free to remove what is
+  // named like our entries, and a planted entry would be found there.
+  if (!tag && !folder_is_empty(fd)) {
+    *errmsg = xstrdup("not a cache directory: it holds files but no CACHEDIR.TAG (name a new "
+                      "or empty directory; a cache of an earlier sycl-thinlto has no tag: "
+                      "remove it)");
+    goto fail;
+  }
+  if (!tag && (rc = write_tag(fd)) < 0) {
+    *errmsg = format("cannot write to the cache directory: %s", strerror(-rc));
+    close(fd);
+    return rc == -ENOSPC || rc == -EDQUOT ? 1 : -1; // full: the link may go on without it
   }
   // access() says yes to root, and to directories of /proc or /sys that take no files: a
   // file is made and removed instead, so that an unusable cache stops the link now.
-  char *probe = format("%s/.probe.%ld", dir, (long)getpid());
-  int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  int e = fd < 0 ? errno : 0;
-  if (fd >= 0) close(fd), unlink(probe);
+  char *probe = format(".probe.%s.%ld", host_name(), (long)getpid());
+  int p = own_cache_create_at(fd, probe, 0600);
+  rc = p < 0 ? p : 0;
+  if (p >= 0) close(p), own_cache_remove_at(fd, probe, NULL);
   free(probe);
-  if (e) {
-    *errmsg = format("cannot write to the cache directory: %s", strerror(e));
-    return -1;
+  if (rc) {
+    *errmsg = format("cannot write to the cache directory: %s", strerror(-rc));
+    goto fail;
   }
-  char *lto = format("%s/thinlto", dir); // libLTO's entries (lto/thinlto.c)
-  e = mkdir(lto, 0777) < 0 && errno != EEXIST ? errno : 0;
-  bool is_dir = stat(lto, &st) == 0 && S_ISDIR(st.st_mode);
-  free(lto);
-  if (e || !is_dir) {
-    *errmsg = e ? format("cannot create the cache directory's thinlto/: %s", strerror(e))
-                : xstrdup("the cache directory's thinlto/ is not a directory");
-    return -1;
+  c->root_fd = own_open_dir_at(fd, ENTRIES_FOLDER, true);
+  if (c->root_fd < 0) {
+    *errmsg = c->root_fd == -ENOTDIR || c->root_fd == -ELOOP || c->root_fd == -EEXIST
+                  ? format("the cache directory's " ENTRIES_FOLDER "/ is not a directory")
+                  : format("cannot create the cache directory's " ENTRIES_FOLDER "/: %s",
+                           strerror(-c->root_fd));
+    goto fail;
   }
+  close(fd);
   c->dir = xstrdup(dir);
+  c->root = format("%s/" ENTRIES_FOLDER, dir);
+  c->shards = xcalloc(NUM_SHARDS, sizeof *c->shards);
+  for (int i = 0; i < NUM_SHARDS; i++)
+    c->shards[i] = -1;
   c->policy = *policy;
+  return 0;
+fail:
+  close(fd);
+  return -1;
+}
+
+void cache_close(Cache *c) {
+  for (int i = 0; i < NUM_SHARDS; i++)
+    if (c->shards[i] >= 0) close(c->shards[i]);
+  close(c->root_fd);
+  free(c->shards);
+  free(c->root);
+  free(c->dir);
+  *c = (Cache){0};
+}
+
+// Reads the regular file FD of SIZE bytes (as fstat said): 0, or -1.
+static int read_entry(int fd, size_t size, Buffer *out) {
+  uint8_t *data = xmalloc(size ? size : 1);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = read(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += n;
+  }
+  if (done != size) {
+    free(data);
+    return -1;
+  }
+  *out = (Buffer){data, size, false};
   return 0;
 }
 
 // Thread-safe: every call works on its own file; the rename makes writes atomic.
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) {
-  char *path = entry_path(c, kind, key);
+  int dir = shard_dir(c, key, false);
+  if (dir < 0) return -1;
+  char *name = format("%s-%s", kind, key);
+  // Only a regular file is read, never through a link: a FIFO would block the link.
+  int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  free(name);
+  if (fd < 0) return -1;
   struct stat st;
   Buffer b;
-  // Only a regular file is read: a FIFO in the cache would block the link.
-  if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || read_file(path, &b)) {
-    free(path);
-    return -1;
-  }
+  int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read_entry(fd, st.st_size, &b) : -1;
+  close(fd);
+  if (rc) return -1;
   size_t size;
-  int at = cache_entry_payload(kind, key, b.data, b.size, &size);
-  if (at < 0) {
-    // Corrupt, truncated, foreign or another key's: a miss; the caller's cache_put replaces it.
+  if (cache_entry_payload(kind, key, b.data, b.size, &size)) {
+    // Corrupt, truncated, foreign or another key's: a miss; the caller's store replaces it.
+    char *path = entry_path(c, kind, key);
     note("cache: ignoring damaged entry %s", path);
-    free(b.data);
     free(path);
+    free(b.data);
     return -1;
   }
-  memmove(b.data, b.data + at, size); // the payload, in the buffer it was read into
   *value = (Buffer){b.data, size, false};
-  free(path);
   return 0;
 }
 
-// Not write_file_atomic: whatever is at PATH (a FIFO, a directory) is replaced or the write
-// fails; it is never written in place.
-static int write_entry(const char *path, const Buffer *b) {
-  static atomic_uint serial;
-  // Unique across hosts: a cache on a shared file system has writers on several (issue 26).
-  char *tmp = format("%s.tmp.%s.%ld.%u", path, host_name(), (long)getpid(),
-                     atomic_fetch_add(&serial, 1));
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666), rc = 0;
-  if (fd < 0) {
-    rc = -errno;
-    free(tmp);
-    return rc;
+int cache_take_payload(const char *kind, const char *key, Buffer *b) {
+  size_t size;
+  if (cache_entry_payload(kind, key, b->data, b->size, &size) || !size) return -1;
+  if (b->mapped) {
+    // The pages past the payload's last one go now: buffer_free unmaps SIZE bytes.
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t kept = ((uintptr_t)b->data + size + page - 1) & ~(page - 1);
+    uintptr_t mapped = ((uintptr_t)b->data + b->size + page - 1) & ~(page - 1);
+    if (mapped > kept) munmap((void *)kept, mapped - kept);
   }
-  remove_on_failure(tmp);
-  for (size_t done = 0; done < b->size && !rc;) {
-    ssize_t n = write(fd, b->data + done, b->size - done);
+  b->size = size;
+  return 0;
+}
+
+// Writes the entry under a name of this process's, then renames it over KIND-KEY: whatever
+// was there (a damaged entry, a FIFO, a link) is replaced, never written through.
+int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value) {
+  int dir = shard_dir(c, key, true);
+  if (dir < 0) return dir;
+  uint8_t trailer[TRAILER_SIZE];
+  make_trailer(kind, key, value, trailer);
+  // Unique across hosts: a cache on a shared file system has writers on several (issue 26).
+  char *name = format("%s-%s", kind, key);
+  char *tmp = NULL, *tmp_path = NULL;
+  int fd = own_create_temporary_at(dir, name, &tmp), rc = 0;
+  if (fd < 0) {
+    rc = fd;
+    goto done;
+  }
+  tmp_path = format("%s/%02x/%s", c->root, shard_of(key), tmp);
+  remove_on_failure(tmp_path);
+  struct iovec parts[2] = {{value->data, value->size}, {trailer, TRAILER_SIZE}};
+  size_t total = value->size + TRAILER_SIZE, done = 0;
+  while (done < total && !rc) {
+    ssize_t n = writev(fd, parts, 2);
     if (n < 0 && errno != EINTR) rc = -errno;
-    if (n > 0) done += n;
+    if (n <= 0) continue;
+    done += n;
+    // A short write: the rest of each part.
+    for (int i = 0; i < 2; i++) {
+      size_t take = (size_t)n < parts[i].iov_len ? (size_t)n : parts[i].iov_len;
+      parts[i].iov_base = (uint8_t *)parts[i].iov_base + take;
+      parts[i].iov_len -= take;
+      n -= take;
+    }
   }
   if (close(fd) < 0 && !rc) rc = -errno;
-  if (!rc && rename(tmp, path) < 0) rc = -errno;
-  if (rc) unlink(tmp);
-  keep_on_success(tmp);
+  if (!rc) rc = own_cache_rename_at(dir, tmp, dir, name);
+  if (rc) own_cache_remove_at(dir, tmp, NULL);
+  keep_on_success(tmp_path);
+done:
+  free(tmp_path);
   free(tmp);
+  free(name);
   return rc;
 }
 
-int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value) {
-  Buffer b = {0};
-  uint32_t version = ENTRY_VERSION;
-  uint64_t size = value->size;
-  uint8_t digest[HASH_SIZE];
-  digest_of(kind, key, value->data, value->size, digest);
-  buffer_append(&b, entry_magic, 8);
-  buffer_append(&b, &version, 4);
-  buffer_append(&b, &size, 8);
-  buffer_append(&b, digest, HASH_SIZE);
-  buffer_append(&b, value->data, value->size);
-  char *path = entry_path(c, kind, key);
-  int rc = write_entry(path, &b);
-  free(path);
-  free(b.data);
+int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
+                const Buffer *payload) {
+  int dir = shard_dir(c, key, true);
+  if (dir < 0) return dir;
+  uint8_t trailer[TRAILER_SIZE];
+  make_trailer(kind, key, payload, trailer);
+  int fd = own_append_at(from, name);
+  if (fd < 0) return fd;
+  struct stat st;
+  int rc = fstat(fd, &st) < 0 ? -errno : 0;
+  if (!rc && (uint64_t)st.st_size != payload->size) rc = -EINVAL;
+  if (!rc && write(fd, trailer, TRAILER_SIZE) != TRAILER_SIZE) rc = errno ? -errno : -EIO;
+  if (close(fd) < 0 && !rc) rc = -errno;
+  char *entry = format("%s-%s", kind, key);
+  if (!rc) rc = own_cache_rename_at(from, name, dir, entry);
+  free(entry);
   return rc;
 }
 
@@ -303,81 +523,151 @@ void cache_store(const Cache *c, const char *kind, const char *key, const Buffer
   }
 }
 
+// Calls VISIT for every file of every entry folder, with the folder's descriptor. A folder
+// that is not one (a link planted at its name) is left alone.
+static void each_entry_file(const Cache *c, void (*visit)(void *, int, int, const char *),
+                            void *arg) {
+  for (int i = 0; i < NUM_SHARDS; i++) {
+    char name[3];
+    snprintf(name, sizeof name, "%02x", i);
+    int fd = openat(c->root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+      if (fd >= 0) close(fd);
+      continue;
+    }
+    for (struct dirent *e; (e = readdir(d));)
+      if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) visit(arg, dirfd(d), i, e->d_name);
+    closedir(d);
+  }
+}
+
 typedef struct {
-  char *path;
+  const char *kind;
+  size_t kind_len;
+  int to;
+  const char *prefix;
+  StrMap *linked;
+} Export;
+
+static void export_entry(void *arg, int dir, int shard, const char *name) {
+  Export *x = arg;
+  (void)shard;
+  if (strncmp(name, x->kind, x->kind_len) || name[x->kind_len] != '-' ||
+      entry_name_length(name) != strlen(name))
+    return;
+  char *as = format("%s%s", x->prefix, name + x->kind_len + 1);
+  struct stat st;
+  // The link made is this process's own, in its own folder: checked there, where no one else
+  // can replace it between the check and libLTO's read.
+  if (own_link_at(dir, name, x->to, as) == 0) {
+    if (fstatat(x->to, as, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+      char inode[32];
+      snprintf(inode, sizeof inode, "%llu", (unsigned long long)st.st_ino);
+      strmap_put(x->linked, as, xstrdup(inode));
+    } else {
+      own_cache_remove_at(x->to, as, NULL); // a link: never handed to libLTO
+    }
+  }
+  free(as);
+}
+
+size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
+                            StrMap *linked) {
+  Export x = {kind, strlen(kind), to, prefix, linked};
+  each_entry_file(c, export_entry, &x);
+  return linked->count;
+}
+
+void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
+                          const struct stat *seen) {
+  int dir = shard_dir(c, key, false);
+  if (dir < 0) return;
+  char *name = format("%s-%s", kind, key);
+  // Only the file that failed its check: a concurrent link may have replaced it since.
+  own_cache_remove_at(dir, name, seen);
+  free(name);
+}
+
+typedef struct {
+  int shard;
+  char *name;
   time_t used;
   uint64_t size;
+  struct stat seen;
 } EntryInfo;
 
 static int by_oldest(const void *a, const void *b) {
   const EntryInfo *x = a, *y = b;
   if (x->used != y->used) return x->used < y->used ? -1 : 1;
-  return strcmp(x->path, y->path);
+  if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+  return strcmp(x->name, y->name);
 }
 
-// A temporary (a name with a '.': ours "KIND-KEY.tmp.HOST.PID.N", libLTO's
-// "llvmcache-KEY.temp-stream-X") older than this was left by a link that was killed; a
-// younger one is being written by a concurrent link and is not touched.
+// A temporary ("KIND-KEY.tmp.HOST.PID.N") older than this was left by a link that was
+// killed; a younger one is being written by a concurrent link and is not touched.
 enum { STALE_TEMPORARY = 86400 };
 
-// Removes the entries of DIR ("KIND-KEY" files) unused for longer than prune_after, then the
-// oldest ones until DIR fits the size limits.
-static void prune_dir(const Cache *c, const char *dir, time_t now) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  EntryInfo *entries = NULL;
-  size_t n = 0, cap = 0;
-  uint64_t total = 0;
-  struct stat st;
-  for (struct dirent *e; (e = readdir(d));) {
-    if (e->d_name[0] == '.' || !strchr(e->d_name, '-')) continue;
-    char *path = format("%s/%s", dir, e->d_name);
-    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-      free(path);
-      continue;
-    }
-    time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
-    bool temporary = strchr(e->d_name, '.') != NULL;
-    if (temporary || (uint64_t)(now - used) > c->policy.prune_after) {
-      if (!temporary || now - st.st_mtime > STALE_TEMPORARY) unlink(path);
-      free(path);
-      continue;
-    }
-    if (n == cap) entries = xrealloc(entries, (cap = cap ? cap * 2 : 64) * sizeof *entries);
-    entries[n++] = (EntryInfo){path, used, (uint64_t)st.st_size};
-    total += st.st_size;
-  }
-  closedir(d);
-  if (n) qsort(entries, n, sizeof *entries, by_oldest);
-  size_t first = 0;
-  while (first < n && ((c->policy.max_bytes && total > c->policy.max_bytes) ||
-                       (c->policy.max_files && n - first > c->policy.max_files))) {
-    unlink(entries[first].path);
-    total -= entries[first].size;
-    first++;
-  }
-  for (size_t i = 0; i < n; i++)
-    free(entries[i].path);
-  free(entries);
-}
+typedef struct {
+  const Cache *c;
+  time_t now;
+  EntryInfo *entries;
+  size_t n, cap;
+  uint64_t total;
+} Pruning;
 
-// Prunes our entries, then libLTO's (DIR/thinlto), each directory on its own by the policy.
-// Runs at most once per prune_interval (a stamp file records when).
-void cache_prune(const Cache *c) {
-  char *stamp = format("%s/.last-prune", c->dir);
+// Removes an entry unused for longer than prune_after and a stale temporary; keeps the
+// others for the size limits. Nothing but an entry's name, as a regular file, is touched.
+static void prune_entry(void *arg, int dir, int shard, const char *name) {
+  Pruning *p = arg;
+  size_t len = entry_name_length(name);
+  bool temporary = len && !strncmp(name + len, ".tmp.", 5);
   struct stat st;
-  time_t now = time(NULL);
-  if (stat(stamp, &st) == 0 && (uint64_t)(now - st.st_mtime) < c->policy.prune_interval) {
-    free(stamp);
+  if (!len || (name[len] && !temporary) || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+      !S_ISREG(st.st_mode))
+    return;
+  time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
+  if (temporary) {
+    if (p->now - st.st_mtime > STALE_TEMPORARY) own_cache_remove_at(dir, name, &st);
     return;
   }
-  FILE *f = fopen(stamp, "w");
-  if (f) fclose(f);
-  free(stamp);
-  prune_dir(c, c->dir, now);
-  char *lto = format("%s/thinlto", c->dir);
-  prune_dir(c, lto, now);
-  free(lto);
+  if ((uint64_t)(p->now - used) > p->c->policy.prune_after) {
+    own_cache_remove_at(dir, name, &st);
+    return;
+  }
+  if (p->n == p->cap)
+    p->entries = xrealloc(p->entries, (p->cap = p->cap ? p->cap * 2 : 64) * sizeof *p->entries);
+  p->entries[p->n++] = (EntryInfo){shard, xstrdup(name), used, (uint64_t)st.st_size, st};
+  p->total += st.st_size;
+}
+
+// Removes the entries unused for longer than prune_after, then the oldest ones until the
+// cache fits the size limits. Runs at most once per prune_interval (a stamp records when).
+void cache_prune(const Cache *c) {
+  struct stat st;
+  time_t now = time(NULL);
+  if (fstatat(c->root_fd, ".last-prune", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      (uint64_t)(now - st.st_mtime) < c->policy.prune_interval)
+    return;
+  int stamp = own_cache_create_at(c->root_fd, ".last-prune", 0666);
+  if (stamp >= 0) close(stamp);
+  else utimensat(c->root_fd, ".last-prune", NULL, AT_SYMLINK_NOFOLLOW);
+  Pruning p = {.c = c, .now = now};
+  each_entry_file(c, prune_entry, &p);
+  if (p.n) qsort(p.entries, p.n, sizeof *p.entries, by_oldest);
+  size_t first = 0;
+  while (first < p.n && ((c->policy.max_bytes && p.total > c->policy.max_bytes) ||
+                         (c->policy.max_files && p.n - first > c->policy.max_files))) {
+    char name[3];
+    snprintf(name, sizeof name, "%02x", p.entries[first].shard);
+    int dir = own_open_dir_at(c->root_fd, name, false);
+    if (dir >= 0) own_cache_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
+    p.total -= p.entries[first].size;
+    first++;
+  }
+  for (size_t i = 0; i < p.n; i++)
+    free(p.entries[i].name);
+  free(p.entries);
 }
 
 // Entries' payloads are sequences of records: a u64 length and that many bytes; a list of

@@ -67,7 +67,8 @@ static void record_output(const char *path, const char *option) {
   outputs[num_outputs++] = (RecordedOutput){xstrdup(path), name, xstrdup(option)};
 }
 
-static void check_output_file(const char *path, const char *option) {
+// The rule's checks on an existing PATH: no directory, no device but the null device, no input.
+static void check_existing_output(const char *path, const char *option) {
   struct stat st;
   // stat, not lstat: a link to an input or to a directory names it; a dangling link, or a
   // link to another file, is replaced by the rename as a file would be.
@@ -82,7 +83,25 @@ static void check_output_file(const char *path, const char *option) {
       fatal(path, "is the input %s; %s would overwrite it", inputs[i].name, option);
     }
   }
+}
+
+static void check_output_file(const char *path, const char *option) {
+  check_existing_output(path, option);
   remove_dead_temporaries(path);
+}
+
+void output_rule_reset(void) {
+  for (size_t i = 0; i < num_inputs; i++)
+    free(inputs[i].name);
+  for (size_t i = 0; i < num_outputs; i++) {
+    free(outputs[i].path);
+    free(outputs[i].canonical);
+    free(outputs[i].option);
+  }
+  free(inputs);
+  free(outputs);
+  inputs = NULL, outputs = NULL;
+  num_inputs = num_outputs = 0;
 }
 
 void check_output_distinct(const char *path, const char *option) {
@@ -92,6 +111,11 @@ void check_output_distinct(const char *path, const char *option) {
 void check_output_path(const char *path, const char *option) {
   record_output(path, option);
   check_output_file(path, option);
+}
+
+void check_output_path_unswept(const char *path, const char *option) {
+  record_output(path, option);
+  check_existing_output(path, option);
 }
 
 bool is_numbered_name(const char *rest, const void *separator) {

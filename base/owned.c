@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,17 @@ static Owned *_Atomic records;
 // up through here, under the lock it holds.
 static Owned **index_slots;
 static size_t index_cap, index_count;
+
+// A formatted string; running out of memory here aborts (this file is below memory.c's
+// diagnostics, which clean up through it).
+__attribute__((format(printf, 1, 2))) static char *owned_format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0) abort();
+  va_end(ap);
+  return s;
+}
 
 static uint64_t hash_path(const char *s) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -208,7 +220,7 @@ char *temporary_name(const char *path) {
   // Host and PID say whose it is (base/temporaries.c removes a dead process's); the random
   // number makes it unguessable, and distinct between containers that share a directory and
   // a host name, whose processes may have one PID (issue 30).
-  char *suffix = format(".tmp.%s.%ld.%llu", host_name(), (long)getpid(),
+  char *suffix = owned_format(".tmp.%s.%ld.%llu", host_name(), (long)getpid(),
                         (unsigned long long)(random_u64() >> 1));
   // An output's name near NAME_MAX (250 bytes) left no room for the suffix: the output
   // could not be written at all ("File name too long"). Its name is cut to make room, to
@@ -218,7 +230,7 @@ char *temporary_name(const char *path) {
   size_t base_len = strlen(path) - dir_len, suffix_len = strlen(suffix);
   if (base_len + suffix_len > NAME_MAX && suffix_len < NAME_MAX)
     base_len = NAME_MAX - suffix_len;
-  char *name = format("%.*s%s", (int)(dir_len + base_len), path, suffix);
+  char *name = owned_format("%.*s%s", (int)(dir_len + base_len), path, suffix);
   free(suffix);
   return name;
 }
@@ -241,9 +253,10 @@ int own_create(const char *path, int mode) {
   return fd;
 }
 
-int own_create_temporary(const char *path, char **name) {
+static int create_temporary(const char *path, const char *suffix, char **name) {
   for (int attempt = 0; attempt < 100; attempt++) {
-    char *tmp = temporary_name(path);
+    char *random = temporary_name(path), *tmp = owned_format("%s%s", random, suffix);
+    free(random);
     int fd = own_create(tmp, 0666);
     if (fd >= 0) {
       own_remove_on_failure(tmp);
@@ -257,6 +270,44 @@ int own_create_temporary(const char *path, char **name) {
     if (fd != -EEXIST) return fd;
   }
   return -EEXIST;
+}
+
+int own_create_temporary(const char *path, char **name) {
+  return create_temporary(path, "", name);
+}
+
+int own_write_temporary(const char *path, const char *suffix, const void *data, size_t size,
+                        char **name) {
+  int fd = create_temporary(path, suffix, name);
+  if (fd < 0) return fd;
+  const uint8_t *p = data;
+  int rc = 0;
+  while (size && !rc) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) rc = -errno;
+    if (n > 0) p += n, size -= (size_t)n;
+  }
+  if (close(fd) < 0 && !rc) rc = -errno;
+  if (rc) {
+    own_remove(*name);
+    free(*name);
+    *name = NULL;
+  }
+  return rc;
+}
+
+char *own_tool_output(const char *path, int *error) {
+  char *name;
+  int fd = own_create_temporary(path, &name);
+  if (fd < 0) {
+    *error = -fd;
+    return NULL;
+  }
+  close(fd);
+  own_expect(name); // the tool may write it in place or rename its own file onto it
+  remove_on_failure(name);
+  return name;
 }
 
 int own_create_replacing(const char *path) {
@@ -274,7 +325,7 @@ int own_create_replacing(const char *path) {
 }
 
 int own_open_in_place(const char *path) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return -errno;
   struct stat st;
   if (fstat(fd, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
@@ -283,12 +334,11 @@ int own_open_in_place(const char *path) {
     close(fd);
     return -EEXIST;
   }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
 }
 
 int own_open_null(int flags) {
-  return open("/dev/null", (flags & O_ACCMODE) | O_CLOEXEC);
+  return open("/dev/null", flags & (O_ACCMODE | O_CLOEXEC));
 }
 
 int own_mkdir(const char *path, int mode) {
@@ -302,7 +352,7 @@ int own_mkdir(const char *path, int mode) {
 
 char *own_make_dir(const char *prefix, int mode, int *error) {
   for (int attempt = 0; attempt < 100; attempt++) {
-    char *dir = format("%s%012llx", prefix, (unsigned long long)(random_u64() >> 16));
+    char *dir = owned_format("%s%012llx", prefix, (unsigned long long)(random_u64() >> 16));
     int rc = own_mkdir(dir, mode);
     if (!rc) return dir;
     free(dir);
@@ -394,11 +444,14 @@ void own_forget(const char *path) {
 // file or name there, in any folder under it first), then removes it: only while it is the
 // folder this run made, read through a descriptor that follows no link. System calls and
 // atomics only (the signal handler's). DEPTH bounds the descent.
-enum { MAX_DEPTH = 8 };
-static bool empty_and_remove(const Owned *dir, int depth) {
-  // One remover at a time (LOCK, or the one handler), a buffer per level.
-  static _Alignas(8) char buffers[MAX_DEPTH + 1][4096];
-  char *entries = buffers[depth];
+enum { MAX_DEPTH = 8, ENTRIES_SIZE = 4096 };
+typedef char EntryBuffers[MAX_DEPTH + 1][ENTRIES_SIZE];
+// One remover at a time of each kind: under LOCK, or the one signal handler (which may
+// interrupt the other, on any thread).
+static _Alignas(8) EntryBuffers locked_buffers, handler_buffers;
+
+static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers) {
+  char *entries = (*buffers)[depth];
   int fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;
@@ -421,11 +474,12 @@ static bool empty_and_remove(const Owned *dir, int depth) {
     lseek(fd, 0, SEEK_SET);
     bool unknown = false;
     long n;
-    while ((n = syscall(SYS_getdents64, fd, entries, sizeof buffers[0])) > 0) {
+    while ((n = syscall(SYS_getdents64, fd, entries, ENTRIES_SIZE)) > 0) {
       for (long at = 0; at < n;) {
         // struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, name.
         unsigned short length;
         memcpy(&length, entries + at + 16, sizeof length);
+        if (length < 20 || at + length > n) break;
         const char *name = entries + at + 19;
         at += length;
         if (!strcmp(name, ".") || !strcmp(name, "..")) continue;
@@ -438,7 +492,7 @@ static bool empty_and_remove(const Owned *dir, int depth) {
               !is_recorded(node, &entry))
             continue;
           if (node->kind == OWN_DIR)
-            removed = depth < MAX_DEPTH && empty_and_remove(node, depth + 1);
+            removed = depth < MAX_DEPTH && empty_and_remove(node, depth + 1, buffers);
           else
             removed = unlinkat(fd, name, 0) == 0;
           if (removed) retire(node);
@@ -456,10 +510,96 @@ int own_empty_dir(const char *path) {
   Owned *node = find(path);
   if (!node || node->kind != OWN_DIR) return -EPERM;
   pthread_mutex_lock(&lock);
-  bool removed = empty_and_remove(node, 0);
+  bool removed = empty_and_remove(node, 0, &locked_buffers);
   pthread_mutex_unlock(&lock);
   if (removed) atomic_store(&node->gone, true);
   return removed ? 0 : access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
+}
+
+//
+// The same relative to a folder's descriptor (DIRFD, opened by the caller with O_DIRECTORY
+// and O_NOFOLLOW: a cache walks its folders so, a link swapped in meanwhile changes nothing).
+// Records keep the path the descriptor names now (/proc/self/fd), for the signal handler.
+//
+
+static char *at_path(int dirfd, const char *name) {
+  if (dirfd == AT_FDCWD || name[0] == '/') return owned_format("%s", name);
+  char link[64], dir[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+  ssize_t n = readlink(link, dir, sizeof dir - 1);
+  if (n <= 0) return NULL;
+  dir[n] = 0;
+  return owned_format("%s/%s", dir, name);
+}
+
+int own_create_at(int dirfd, const char *name, int mode) {
+  char *path = at_path(dirfd, name);
+  if (!path) return -EBADF;
+  int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) < 0) {
+    close(fd);
+    unlinkat(dirfd, name, 0); // made by this call a moment ago, exclusively
+    fd = -1;
+  }
+  if (fd < 0) {
+    int e = -errno;
+    free(path);
+    return e;
+  }
+  record(path, OWN_FILE, &st, false);
+  free(path);
+  return fd;
+}
+
+int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure) {
+  char *from_path = at_path(fromfd, from), *to_path = at_path(tofd, to);
+  Owned *node = from_path ? find(from_path) : NULL;
+  struct stat st;
+  int rc = !node || node->kind == OWN_DIR                     ? -EPERM
+           : fstatat(fromfd, from, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno
+           : !is_recorded(node, &st) || !to_path                ? -EPERM
+                                                               : 0;
+  if (!rc) {
+    Owned *moved = record(to_path, OWN_FILE, &st, to_on_failure);
+    if (renameat(fromfd, from, tofd, to) < 0) {
+      rc = -errno;
+      atomic_store(&moved->gone, true);
+    } else {
+      atomic_store(&node->gone, true);
+    }
+  }
+  free(from_path);
+  free(to_path);
+  return rc;
+}
+
+int own_remove_at(int dirfd, const char *name) {
+  char *path = at_path(dirfd, name);
+  Owned *node = path ? find(path) : NULL;
+  if (!node && path) node = find_pattern(path);
+  free(path);
+  if (!node) return -EPERM;
+  struct stat st;
+  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    retire(node);
+    return errno == ENOENT ? 0 : -errno;
+  }
+  if (!is_recorded(node, &st)) {
+    retire(node);
+    return -EPERM;
+  }
+  if (unlinkat(dirfd, name, node->kind == OWN_DIR ? AT_REMOVEDIR : 0) < 0) return -errno;
+  retire(node);
+  return 0;
+}
+
+int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen) {
+  struct stat st;
+  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
+  if (!S_ISREG(st.st_mode) || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
+    return -EPERM;
+  return unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
 }
 
 //
@@ -501,11 +641,11 @@ void keep_on_success(const char *path) {
 
 // The handler's walk, and exit_failure's: newest first, so that what was made in a folder
 // goes before the folder.
-static void remove_failure_records(void) {
+static void remove_failure_records(EntryBuffers *buffers) {
   for (Owned *node = atomic_load(&records); node; node = atomic_load(&node->next)) {
     if (atomic_load(&node->gone) || !atomic_load(&node->on_failure)) continue;
     if (node->kind == OWN_DIR) {
-      if (empty_and_remove(node, 0)) atomic_store(&node->gone, true);
+      if (empty_and_remove(node, 0, buffers)) atomic_store(&node->gone, true);
     } else if (still_ours(node) && unlink(node->path) == 0) {
       retire(node);
     }
@@ -514,12 +654,12 @@ static void remove_failure_records(void) {
 
 void remove_failure_paths(void) {
   pthread_mutex_lock(&lock);
-  remove_failure_records();
+  remove_failure_records(&locked_buffers);
   pthread_mutex_unlock(&lock);
 }
 
 void remove_failure_paths_now(void) {
-  remove_failure_records();
+  remove_failure_records(&handler_buffers);
 }
 
 //
@@ -528,11 +668,7 @@ void remove_failure_paths_now(void) {
 //
 
 int own_remove_dead_file(const char *path, const struct stat *seen) {
-  struct stat st;
-  if (lstat(path, &st) < 0) return -errno;
-  if (!S_ISREG(st.st_mode) || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
-    return -EPERM;
-  return unlink(path) < 0 ? -errno : 0;
+  return own_remove_seen_at(AT_FDCWD, path, seen);
 }
 
 int own_remove_dead_dir(const char *path, const struct stat *seen) {
@@ -557,4 +693,65 @@ int own_remove_dead_dir(const char *path, const struct stat *seen) {
   }
   closedir(d);
   return rmdir(path) < 0 ? -errno : 0;
+}
+
+//
+// Relative to an open folder (the cache's, base/cache.c): every name is one component in a
+// folder opened with O_NOFOLLOW, so that nothing is followed through a link planted at the
+// folder's name between a check and its use. These record nothing: the cache's entries
+// outlive the run by design; what a failure must remove is registered by path
+// (own_remove_on_failure) by the caller.
+//
+
+int own_open_dir_at(int at, const char *name, bool create) {
+  if (create && mkdirat(at, name, 0777) < 0 && errno != EEXIST) return -errno;
+  int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return fd < 0 ? -errno : fd;
+}
+
+int own_cache_create_at(int dir, const char *name, int mode) {
+  int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  return fd < 0 ? -errno : fd;
+}
+
+int own_create_temporary_at(int dir, const char *name, char **tmp) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    char *try = temporary_name(name);
+    int fd = own_cache_create_at(dir, try, 0666);
+    if (fd >= 0) {
+      *tmp = try;
+      return fd;
+    }
+    free(try);
+    if (fd != -EEXIST) return fd;
+  }
+  return -EEXIST;
+}
+
+int own_append_at(int dir, const char *name) {
+  int fd = openat(dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return -EINVAL;
+  }
+  return fd;
+}
+
+int own_cache_rename_at(int from_dir, const char *from, int to_dir, const char *to) {
+  return renameat(from_dir, from, to_dir, to) < 0 ? -errno : 0;
+}
+
+int own_link_at(int from_dir, const char *from, int to_dir, const char *to) {
+  return linkat(from_dir, from, to_dir, to, 0) < 0 ? -errno : 0;
+}
+
+int own_cache_remove_at(int dir, const char *name, const struct stat *seen) {
+  struct stat st;
+  if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
+  if ((!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) ||
+      (seen && (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)))
+    return -EPERM;
+  return unlinkat(dir, name, 0) < 0 ? -errno : 0;
 }

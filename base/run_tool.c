@@ -3,6 +3,7 @@
 #include "base/base.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,8 +19,10 @@
 // before the request was made is seen by getppid. Then it starts clean: default signal
 // dispositions (we may ignore SIGPIPE) and an empty mask (the caller may be a thread with
 // signals blocked). An exec that fails sends its errno up ERROR_FD.
-__attribute__((noreturn)) static void start_child(const char *const argv[], pid_t parent,
-                                                  int output_fd, int error_fd) {
+// With ARGV NULL the child runs FN(ARG) instead of a program and exits with its value.
+__attribute__((noreturn)) static void start_child(const char *const argv[], int (*fn)(void *),
+                                                  void *arg, pid_t parent, int output_fd,
+                                                  int error_fd) {
   int e = 0;
   if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0) e = errno;
   if (!e && getppid() != parent) _exit(127);
@@ -32,6 +35,12 @@ __attribute__((noreturn)) static void start_child(const char *const argv[], pid_
   int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (!e && (null < 0 || dup2(null, 0) < 0 || dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0))
     e = errno;
+  if (!e && !argv) {
+    close(error_fd); // started: nothing to report
+    int rc = fn(arg);
+    fflush(NULL);
+    _exit(rc);
+  }
   if (!e) {
     execvp(argv[0], (char *const *)argv);
     e = errno;
@@ -57,7 +66,7 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
   }
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid == 0) start_child(argv, parent, fds[1], error_fds[1]);
+  if (pid == 0) start_child(argv, NULL, NULL, parent, fds[1], error_fds[1]);
   int rc = pid < 0 ? errno : 0;
   close(fds[1]);
   close(error_fds[1]);
@@ -99,4 +108,46 @@ int run_tool(const char *const argv[], Buffer *output, int *wait_status) {
     }
   untrack_child(pid);
   return 0;
+}
+
+pid_t child_start(const char *const argv[], int (*fn)(void *), void *arg, int output_fd) {
+  int error_fds[2];
+  if (pipe2(error_fds, O_CLOEXEC) < 0) return -errno;
+  pid_t parent = getpid();
+  fflush(NULL); // what we printed is not printed again by the child
+  pid_t pid = fork();
+  if (pid == 0) start_child(argv, fn, arg, parent, output_fd, error_fds[1]);
+  int rc = pid < 0 ? errno : 0;
+  close(error_fds[1]);
+  if (!rc) { // the exec's errno, or nothing once the exec (or FN's start) closed the pipe
+    int e;
+    ssize_t n;
+    while ((n = read(error_fds[0], &e, sizeof e)) < 0 && errno == EINTR)
+      ;
+    if (n == (ssize_t)sizeof e) {
+      rc = e;
+      while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    }
+  }
+  close(error_fds[0]);
+  if (rc) return -rc;
+  track_child(pid); // a signal that ends us ends it too
+  return pid;
+}
+
+pid_t child_wait(pid_t child, int *wait_status) {
+  pid_t pid;
+  while ((pid = waitpid(child, wait_status, 0)) < 0)
+    if (errno != EINTR) return -errno;
+  untrack_child(pid);
+  return pid;
+}
+
+char *executable_path(void) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) die("cannot find our own executable: %s", strerror(errno));
+  self[n] = 0;
+  return xstrdup(self);
 }

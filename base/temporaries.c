@@ -100,7 +100,7 @@ static size_t num_held;
 // Removes DIR's files and DIR if its lock can be taken; the lock is let go after.
 static void remove_if_abandoned(const char *dir) {
   char *lock = format("%s/%s", dir, lock_name);
-  int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   free(lock);
   if (fd < 0) return;
   struct stat st;

@@ -65,7 +65,28 @@ static void find_kernels(LLVMValueRef v, StringList *kernels, StrMap *seen) {
   }
 }
 
-static void record_undefined_users(LLVMModuleRef m, StringList *undefined_users) {
+void undefined_uses_push(UndefinedUses *u, char *name, StringList *kernels, bool declared) {
+  u->items = xrealloc(u->items, (u->count + 1) * sizeof *u->items);
+  u->items[u->count++] = (UndefinedUse){name, *kernels, declared};
+  *kernels = (StringList){0};
+}
+
+const UndefinedUse *undefined_uses_find(const UndefinedUses *u, const char *name) {
+  for (size_t i = 0; i < u->count; i++)
+    if (!strcmp(u->items[i].name, name)) return &u->items[i];
+  return NULL;
+}
+
+void undefined_uses_free(UndefinedUses *u) {
+  for (size_t i = 0; i < u->count; i++) {
+    free(u->items[i].name);
+    strlist_free(&u->items[i].kernels);
+  }
+  free(u->items);
+  *u = (UndefinedUses){0};
+}
+
+static void record_undefined_uses(LLVMModuleRef m, UndefinedUses *undefined) {
   for (LLVMValueRef gv = first_global_object(m); gv; gv = next_global_object(gv)) {
     if (!LLVMIsDeclaration(gv) || (LLVMIsAFunction(gv) && LLVMGetIntrinsicID(gv))) continue;
     size_t len;
@@ -74,22 +95,18 @@ static void record_undefined_users(LLVMModuleRef m, StringList *undefined_users)
     StringList kernels = {0};
     StrMap seen = {0};
     find_kernels(gv, &kernels, &seen);
-    char *users = strlist_join(&kernels, " ");
     // DPC++ marks the program's own functions with sycl-module-id, declarations too: one
     // that is used and left undefined is an undefined symbol, whatever its name looks like.
     bool declared = LLVMIsAFunction(gv) && LLVMGetFirstUse(gv) &&
                     LLVMGetStringAttributeAtIndex(gv, LLVMAttributeFunctionIndex,
                                                   "sycl-module-id", 14);
-    strlist_push(undefined_users,
-                 format("%.*s\t%s%s", (int)len, name, users, declared ? "\tdeclared" : ""));
-    free(users);
-    strlist_free(&kernels);
+    undefined_uses_push(undefined, xstrndup(name, len), &kernels, declared);
     strmap_free(&seen);
   }
 }
 
-Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
-                      StringList *undefined_users) {
+void describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
+                    UndefinedUses *undefined) {
   // The symbol table: the kernels that are really in the image, in module order.
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f) && is_kernel(f)) {
@@ -97,7 +114,7 @@ Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
       const char *name = LLVMGetValueName2(f, &len);
       strlist_push(&res->symbols, xstrndup(name, len));
     }
-  record_undefined_users(m, undefined_users);
+  record_undefined_uses(m, undefined);
   // Runtime metadata, on the fully linked module (seed 003), by this image alone.
   PropertyInputs props = {
       .kernels = &res->symbols,
@@ -110,5 +127,4 @@ Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
   };
   compute_properties(m, &props, &res->properties);
   decorate_host_access(m);
-  return module_write(m);
 }

@@ -1,14 +1,16 @@
 // The images' backends as jobs of a distributor (issue 26), through LLVM's DTLTO interface: the
 // link writes each job's input files and a JSON job list, runs `DISTRIBUTOR ARGS... LIST.json`,
-// and reads the outputs back; and `sycl-thinlto backend`, the job itself. It does not decide
+// and reads the results back; and `sycl-thinlto backend`, the job itself. It does not decide
 // which images are sent (hooks/hook.c does) or how jobs are scheduled (the distributor does).
 //
-// A job's files, for image N in the jobs directory D:
+// A job's files, for image N in the jobs directory D (few: thousands of jobs share D):
 //   inputs   D/image.N.bc (the completed module), D/image.N.meta (its ImageSpec)
-//   outputs  D/image.N.spv, .props.json, .sym, .imports, .log (the job's stderr), and last
-//            D/image.N.diag: the result, with each other output's size and hash, so that a
-//            missing, truncated or damaged output is told from a good one.
-// Text files hold one value a line, with bytes below 0x20 and '%' written as %XX.
+//   outputs  D/image.N.log (the job's stderr) and D/image.N.result: what the job was given
+//            (the hashes of its two inputs), the image's symbols, imports, undefined uses and
+//            properties, then the SPIR-V's size and hash, an "end" line, and the SPIR-V's
+//            bytes; so that a result of another job, or a truncated or damaged one, is told
+//            from a good one.
+// Text holds one value a line, with bytes below 0x20 and '%' written as %XX.
 #include "hooks/hooks.h"
 
 #include <errno.h>
@@ -23,16 +25,23 @@
 #include <unistd.h>
 
 static const char spec_magic[] = "sycl-thinlto image spec 1";
-static const char result_magic[] = "sycl-thinlto backend result 1";
-// The outputs the .diag vouches for, in the order it lists them.
-static const char *const checked_outputs[] = {"spv", "props.json", "sym", "imports"};
-enum { NUM_CHECKED = 4, RETRY_LOG_TAIL = 4096 };
+static const char result_magic[] = "sycl-thinlto backend result 2";
+enum { RETRY_LOG_TAIL = 4096 };
+
+// What a job is given: the hashes of its bitcode and of its spec, as the link wrote them.
+typedef struct {
+  char image[CACHE_KEY_SIZE];
+  char spec[CACHE_KEY_SIZE];
+} JobInputKeys;
 
 struct Distribution {
   const HookOptions *opts;
   char *dir;           // absolute
   char *linker_output; // absolute
   char *compiler;      // the jobs' sycl-thinlto
+  JobInputKeys *keys;  // per image; each written by the thread that writes its job
+  size_t images;
+  char *last_log; // the distributor's output of its last run
 };
 
 //
@@ -192,37 +201,32 @@ static char *absolute(const char *path) {
   return format("%s/%s", cwd, path);
 }
 
+// PROGRAM in a directory of PATH, else beside this tool (where sycl-thinlto-local and -slurm
+// are); NULL if in neither.
+static char *find_program(const char *program) {
+  const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
+  for (const char *p = path;;) {
+    size_t n = strcspn(p, ":");
+    char *candidate = format("%.*s/%s", (int)n, n ? p : ".", program);
+    if (access(candidate, F_OK) == 0) return candidate;
+    free(candidate);
+    if (!p[n]) break;
+    p += n + 1;
+  }
+  char *self = executable_path();
+  *strrchr(self, '/') = 0;
+  char *beside = format("%s/%s", self, program);
+  free(self);
+  if (access(beside, F_OK) == 0) return beside;
+  free(beside);
+  return NULL;
+}
+
 char *distributor_resolve(const char *program, char **errmsg) {
-  char *found = NULL;
-  if (strchr(program, '/')) {
-    found = absolute(program);
-  } else {
-    const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
-    for (const char *p = path; !found;) {
-      size_t n = strcspn(p, ":");
-      char *candidate = format("%.*s/%s", (int)n, n ? p : ".", program);
-      if (access(candidate, F_OK) == 0)
-        found = candidate;
-      else
-        free(candidate);
-      if (!p[n]) break;
-      p += n + 1;
-    }
-    char self[PATH_MAX]; // else beside this tool, where sycl-thinlto-local and -slurm are
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (!found && n > 0) {
-      self[n] = 0;
-      *strrchr(self, '/') = 0;
-      found = format("%s/%s", self, program);
-      if (access(found, F_OK) != 0) {
-        free(found);
-        found = NULL;
-      }
-    }
-    if (!found) {
-      *errmsg = format("distributor not found on PATH or beside %s", TOOL_NAME);
-      return NULL;
-    }
+  char *found = strchr(program, '/') ? absolute(program) : find_program(program);
+  if (!found) {
+    *errmsg = format("distributor not found on PATH or beside %s", TOOL_NAME);
+    return NULL;
   }
   struct stat st;
   if (stat(found, &st) < 0 || !S_ISREG(st.st_mode) || access(found, X_OK) < 0) {
@@ -236,19 +240,14 @@ char *distributor_resolve(const char *program, char **errmsg) {
   return found;
 }
 
-Distribution *distribution_open(const HookOptions *opts, const char *linker_output) {
+Distribution *distribution_open(const HookOptions *opts, const char *linker_output,
+                                size_t images) {
   Distribution *d = xcalloc(1, sizeof *d);
   d->opts = opts;
   d->linker_output = absolute(linker_output);
-  if (opts->remote_compiler) {
-    d->compiler = xstrdup(opts->remote_compiler);
-  } else {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) die("cannot find our own executable: %s", strerror(errno));
-    self[n] = 0;
-    d->compiler = xstrdup(self);
-  }
+  d->compiler = opts->remote_compiler ? xstrdup(opts->remote_compiler) : executable_path();
+  d->keys = xcalloc(images ? images : 1, sizeof *d->keys);
+  d->images = images;
   // Made exclusively, under a name with a random part: a folder or link already standing
   // at a name of ours is never adopted, nor emptied (issue 30).
   char *prefix = absolute(opts->jobs_dir);
@@ -267,7 +266,10 @@ Distribution *distribution_open(const HookOptions *opts, const char *linker_outp
 
 int distribution_write_job(Distribution *d, size_t image, LLVMModuleRef m, const ImageSpec *spec,
                            char **errmsg) {
+  if (image >= d->images) die("image %zu of a distribution of %zu", image, d->images);
   Buffer bitcode = module_write(m), spec_file = spec_text(spec);
+  cache_content_key(bitcode.data, bitcode.size, d->keys[image].image);
+  cache_content_key(spec_file.data, spec_file.size, d->keys[image].spec);
   char *bc = image_path(d, image, "bc"), *meta = image_path(d, image, "meta");
   int rc = write_file_atomic(bc, bitcode.data, bitcode.size);
   if (!rc) rc = write_file_atomic(meta, spec_file.data, spec_file.size);
@@ -279,87 +281,64 @@ int distribution_write_job(Distribution *d, size_t image, LLVMModuleRef m, const
   return rc ? -1 : 0;
 }
 
-static const char *const all_outputs[] = {"spv", "props.json", "sym", "imports", "log", "diag"};
-enum { NUM_OUTPUTS = 6 };
+// A job's outputs, in the order the job list names them.
+static const char *const job_outputs[] = {"result", "log"};
+enum { NUM_OUTPUTS = 2 };
 
-// A list of paths and arguments as a JSON array, by jansson: `["a", "b"]` (its non-compact
-// form without indentation, the spacing the list always had). A string that is not UTF-8
-// cannot be carried (LLVM's own DTLTO writer, llvm::json, cannot either): *bad names it.
-static void append_json_strings(Buffer *b, const StringList *l, const char **bad) {
+// Strings for the job list: paths and arguments. JSON carries UTF-8 only (LLVM's own DTLTO
+// writer, llvm::json, cannot either): *BAD names the first string that is not.
+static json_t *json_strings(const char *const *items, size_t count, const char **bad) {
   json_t *array = json_new_array();
-  for (size_t i = 0; i < l->count; i++) {
-    if (!utf8_is_valid(l->items[i]) && !*bad) *bad = l->items[i];
-    json_push(array, json_text(l->items[i]));
-  }
-  char *text = json_dumps(array, JSON_PRESERVE_ORDER);
-  if (!text) out_of_memory("the job list");
-  buffer_append(b, text, strlen(text));
-  free(text);
-  json_decref(array);
-}
-
-static void job_files(const Distribution *d, size_t image, StringList *args, StringList *inputs,
-                      StringList *outputs) {
-  char *bc = image_path(d, image, "bc"), *meta = image_path(d, image, "meta");
-  strlist_push(args, format("--meta=%s", meta));
-  strlist_push(args, format("--log=%s", image_path(d, image, "log")));
-  strlist_push(args, xstrdup(bc));
-  strlist_push(args, xstrdup("-o"));
-  strlist_push(args, format("%s/image.%zu", d->dir, image));
-  strlist_push(inputs, bc);
-  strlist_push(inputs, meta);
-  for (size_t i = 0; i < NUM_OUTPUTS; i++)
-    strlist_push(outputs, image_path(d, image, all_outputs[i]));
-}
-
-// DTLTO's layout (ARCHITECTURE.md fact 11): a job's command is common.args + job.args. One
-// job a line; every value is written by jansson. 0, or -1 with *errmsg.
-static int job_list(const Distribution *d, const size_t *images, size_t count, Buffer *out,
-                    char **errmsg) {
-  Buffer b = {0};
-  const char *bad = NULL;
-  StringList common = {0}, none = {0}, output = {0};
-  strlist_push(&common, xstrdup(d->compiler));
-  strlist_push(&common, xstrdup("backend"));
-  strlist_push(&output, xstrdup(d->linker_output));
-  const char *head = "{\n  \"common\": {\n    \"linker_output\": ";
-  buffer_append(&b, head, strlen(head));
-  Buffer one = {0};
-  append_json_strings(&one, &output, &bad); // ["PATH"]: the string between the brackets
-  buffer_append(&b, one.data + 1, one.size - 2);
-  free(one.data);
-  buffer_append(&b, ",\n    \"args\": ", 14);
-  append_json_strings(&b, &common, &bad);
-  buffer_append(&b, ",\n    \"inputs\": ", 16);
-  append_json_strings(&b, &none, &bad);
-  buffer_append(&b, "\n  },\n  \"jobs\": [", 17);
   for (size_t i = 0; i < count; i++) {
-    StringList args = {0}, inputs = {0}, outputs = {0};
-    job_files(d, images[i], &args, &inputs, &outputs);
-    buffer_append(&b, i ? ",\n    {\"args\": " : "\n    {\"args\": ", i ? 15 : 14);
-    append_json_strings(&b, &args, &bad);
-    buffer_append(&b, ", \"inputs\": ", 12);
-    append_json_strings(&b, &inputs, &bad);
-    buffer_append(&b, ", \"outputs\": ", 13);
-    append_json_strings(&b, &outputs, &bad);
-    buffer_append(&b, "}", 1);
-    strlist_free(&args);
-    strlist_free(&inputs);
-    strlist_free(&outputs);
+    if (!utf8_is_valid(items[i]) && !*bad) *bad = items[i];
+    json_push(array, json_text(items[i]));
   }
-  buffer_append(&b, "\n  ]\n}\n", 7);
+  return array;
+}
+
+static json_t *job_entry(const Distribution *d, size_t image, const char **bad) {
+  char *bc = image_path(d, image, "bc"), *meta = image_path(d, image, "meta");
+  char *result = image_path(d, image, "result"), *log = image_path(d, image, "log");
+  char *meta_arg = format("--meta=%s", meta), *log_arg = format("--log=%s", log);
+  char *prefix = format("%s/image.%zu", d->dir, image);
+  const char *args[] = {meta_arg, log_arg, bc, "-o", prefix};
+  const char *inputs[] = {bc, meta};
+  const char *outputs[NUM_OUTPUTS] = {result, log};
+  json_t *job = json_new_object();
+  json_put(job, "args", json_strings(args, 5, bad));
+  json_put(job, "inputs", json_strings(inputs, 2, bad));
+  json_put(job, "outputs", json_strings(outputs, NUM_OUTPUTS, bad));
+  free(bc), free(meta), free(result), free(log), free(meta_arg), free(log_arg), free(prefix);
+  return job;
+}
+
+// DTLTO's layout (ARCHITECTURE.md fact 11): a job's command is common.args + job.args.
+// 0, or -1 with *errmsg.
+static int job_list(const Distribution *d, const size_t *images, size_t count, char **text,
+                    char **errmsg) {
+  const char *bad = NULL;
+  const char *common_args[] = {d->compiler, "backend"};
+  json_t *common = json_new_object();
+  if (!utf8_is_valid(d->linker_output)) bad = d->linker_output;
+  json_put(common, "linker_output", json_text(d->linker_output));
+  json_put(common, "args", json_strings(common_args, 2, &bad));
+  json_put(common, "inputs", json_new_array());
+  json_t *jobs = json_new_array();
+  for (size_t i = 0; i < count; i++)
+    json_push(jobs, job_entry(d, images[i], &bad));
+  json_t *root = json_new_object();
+  json_put(root, "common", common);
+  json_put(root, "jobs", jobs);
   if (bad) {
     char *shown = utf8_valid_copy(bad, strlen(bad), NULL);
     *errmsg = format("the job list is JSON, which cannot carry '%s': not UTF-8", shown);
     free(shown);
-  }
-  strlist_free(&common);
-  strlist_free(&output);
-  if (bad) {
-    free(b.data);
+    json_decref(root);
     return -1;
   }
-  *out = b;
+  *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  if (!*text) out_of_memory("the job list");
+  json_decref(root);
   return 0;
 }
 
@@ -379,26 +358,28 @@ static char *file_tail(const char *path, size_t keep) {
 int distribution_run(Distribution *d, const size_t *images, size_t count, unsigned attempt,
                      char **errmsg) {
   const HookOptions *opts = d->opts;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; attempt > 1 && i < count; i++)
     for (size_t o = 0; o < NUM_OUTPUTS; o++) {
-      char *path = image_path(d, images[i], all_outputs[o]);
+      char *path = image_path(d, images[i], job_outputs[o]);
       own_remove(path); // a retry reads only what this attempt wrote
       free(path);
     }
-  char *list = format("%s/jobs.%u.json", d->dir, attempt);
-  char *log = format("%s/distributor.%u.log", d->dir, attempt);
-  Buffer json = {0};
-  if (job_list(d, images, count, &json, errmsg)) {
-    free(list);
-    free(log);
-    return -1;
-  }
-  int rc = write_file_atomic(list, json.data, json.size);
-  free(json.data);
-  if (rc) {
+  char *list = format("%s/jobs.%u.json", d->dir, attempt), *json = NULL;
+  free(d->last_log);
+  d->last_log = format("%s/distributor.%u.log", d->dir, attempt);
+  int rc = job_list(d, images, count, &json, errmsg);
+  if (!rc && (rc = write_file_atomic(list, json, strlen(json)))) {
     *errmsg = format("cannot write the job list %s: %s", list, strerror(-rc));
+    rc = -1;
+  }
+  free(json);
+  int out = -1;
+  if (!rc && (out = own_create(d->last_log, 0666)) < 0) {
+    *errmsg = format("cannot write %s: %s", d->last_log, strerror(-out));
+    rc = -1;
+  }
+  if (rc) {
     free(list);
-    free(log);
     return -1;
   }
   StringList argv = {0};
@@ -407,188 +388,247 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
     strlist_push(&argv, xstrdup(opts->distributor_args->items[i]));
   strlist_push(&argv, xstrdup(list));
   strlist_push(&argv, NULL);
-  argv.count--;
   note("distributor: %zu job(s), attempt %u: %s ... %s", count, attempt, opts->distributor, list);
-
-  int out = own_create(log, 0666);
-  if (out < 0) {
-    *errmsg = format("cannot write %s: %s", log, strerror(-out));
-    strlist_free(&argv);
-    free(list);
-    free(log);
-    return -1;
-  }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = own_open_null(O_RDONLY);
-    if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) _exit(127);
-    execv(argv.items[0], argv.items);
-    dprintf(2, "cannot run %s: %s\n", argv.items[0], strerror(errno));
-    _exit(127);
-  }
+  // A SIGINT or SIGTERM of the link ends it (child_start tracks it), and so its jobs.
+  pid_t pid = child_start((const char *const *)argv.items, NULL, NULL, out);
   close(out);
   int status = 0;
   if (pid < 0) {
-    *errmsg = format("cannot start the distributor: %s", strerror(errno));
+    *errmsg = format("cannot run the distributor %s: %s", opts->distributor, strerror(-pid));
     rc = -1;
-  } else {
-    track_child(pid); // a SIGINT or SIGTERM of the link ends it, and so its jobs
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    untrack_child(pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-      char *tail = file_tail(log, RETRY_LOG_TAIL);
-      char *how = WIFSIGNALED(status) ? format("was killed by signal %d (%s)", WTERMSIG(status),
-                                               strsignal(WTERMSIG(status)))
-                                      : format("exited with status %d", WEXITSTATUS(status));
-      *errmsg =
-          format("the distributor %s on %s%s%s", how, list, *tail ? "; its output:\n" : "", tail);
-      free(how);
-      free(tail);
-      rc = -1;
-    }
+  } else if (child_wait(pid, &status) < 0) {
+    die("waiting for the distributor: %s", strerror(errno));
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+    char *tail = file_tail(d->last_log, RETRY_LOG_TAIL);
+    char *how = WIFSIGNALED(status) ? format("was killed by signal %d (%s)", WTERMSIG(status),
+                                             strsignal(WTERMSIG(status)))
+                                    : format("exited with status %d", WEXITSTATUS(status));
+    *errmsg =
+        format("the distributor %s on %s%s%s", how, list, *tail ? "; its output:\n" : "", tail);
+    free(how);
+    free(tail);
+    rc = -1;
   }
   strlist_free(&argv);
   free(list);
-  free(log);
   return rc;
 }
 
-// A job failure's message: WHY, then the job's stderr (its .log) if it wrote any.
+//
+// A job's result: read whole, parsed into a JobResult, then verified against the job
+//
+
+typedef struct {
+  char image[CACHE_KEY_SIZE + 1], spec[CACHE_KEY_SIZE + 1]; // the inputs it ran
+  bool ok;                                                  // else MESSAGE is the image's error
+  char *message;
+  bool validated;
+  StringList symbols, imports;
+  UndefinedUses undefined;
+  char *properties; // JSON text, or NULL for none
+  unsigned long long spirv_size;
+  char spirv_key[CACHE_KEY_SIZE + 1];
+  Buffer spirv; // the bytes after the header
+} JobResult;
+
+static void job_result_free(JobResult *r) {
+  free(r->message);
+  strlist_free(&r->symbols);
+  strlist_free(&r->imports);
+  undefined_uses_free(&r->undefined);
+  free(r->properties);
+  free(r->spirv.data);
+  *r = (JobResult){0};
+}
+
+static bool copy_key(char key[CACHE_KEY_SIZE + 1], const char *value) {
+  if (strlen(value) != CACHE_KEY_SIZE - 1) return false;
+  memcpy(key, value, CACHE_KEY_SIZE);
+  return true;
+}
+
+// FILE's header lines and the SPIR-V after them into *R. False if it is not a whole result.
+static bool parse_result(const Buffer *file, JobResult *r) {
+  const char *text = (const char *)file->data, *end = text + file->size;
+  static const char end_line[] = "\nend\n";
+  const char *stop = memmem(text, file->size, end_line, sizeof end_line - 1);
+  if (!stop) return false;
+  char *header = xstrndup(text, stop - text + 1);
+  const char *body = stop + sizeof end_line - 1;
+  StringList lines = {0};
+  bool ok = !memchr(header, 0, stop - text + 1) && read_lines(header, &lines) && lines.count &&
+            !strcmp(lines.items[0], result_magic);
+  bool have_status = false, have_spirv = false;
+  StringList *used_by = NULL; // the kernels of the last undefined use
+  for (size_t i = 1; ok && i < lines.count; i++) {
+    const char *line = lines.items[i], *v;
+    if ((v = value_of(line, "image"))) {
+      ok = copy_key(r->image, v);
+    } else if ((v = value_of(line, "spec"))) {
+      ok = copy_key(r->spec, v);
+    } else if ((v = value_of(line, "status"))) {
+      r->ok = !strcmp(v, "ok");
+      ok = r->ok || !strcmp(v, "error");
+      have_status = true;
+    } else if ((v = value_of(line, "message"))) {
+      free(r->message);
+      r->message = xstrdup(v);
+    } else if ((v = value_of(line, "validated"))) {
+      r->validated = !strcmp(v, "1");
+    } else if ((v = value_of(line, "symbol"))) {
+      strlist_push(&r->symbols, xstrdup(v));
+    } else if ((v = value_of(line, "import"))) {
+      strlist_push(&r->imports, xstrdup(v));
+    } else if ((v = value_of(line, "undefined")) || (v = value_of(line, "declared"))) {
+      StringList none = {0};
+      undefined_uses_push(&r->undefined, xstrdup(v), &none, line[0] == 'd');
+      used_by = &r->undefined.items[r->undefined.count - 1].kernels;
+    } else if ((v = value_of(line, "used-by"))) {
+      ok = used_by != NULL;
+      if (ok) strlist_push(used_by, xstrdup(v));
+    } else if ((v = value_of(line, "properties"))) {
+      free(r->properties);
+      r->properties = xstrdup(v);
+    } else if ((v = value_of(line, "spirv"))) {
+      char key[CACHE_KEY_SIZE + 1];
+      ok = sscanf(v, "%llu %65s", &r->spirv_size, key) == 2 && copy_key(r->spirv_key, key);
+      have_spirv = true;
+    } else {
+      ok = false;
+    }
+  }
+  strlist_free(&lines);
+  free(header);
+  if (!ok || !have_status || !*r->image || !*r->spec) return false;
+  if (!r->ok) return r->message != NULL;
+  if (!have_spirv) return false;
+  buffer_append(&r->spirv, body, end - body);
+  return true;
+}
+
+// Why R is not the result of image IMAGE's job as the link wrote it, or NULL.
+static char *verify_result(const Distribution *d, size_t image, const JobResult *r,
+                           const LinkModule *lm, const char *path) {
+  const JobInputKeys *want = &d->keys[image];
+  if (strcmp(r->image, want->image))
+    return format("%s is the result of another image's bitcode (hash %.16s, not %.16s)", path,
+                  r->image, want->image);
+  if (strcmp(r->spec, want->spec))
+    return format("%s is the result of another image's spec (hash %.16s, not %.16s)", path,
+                  r->spec, want->spec);
+  if (!r->ok) return NULL;
+  if (r->spirv.size != r->spirv_size)
+    return format("%s is damaged: %zu bytes of SPIR-V, not the %llu the job wrote", path,
+                  r->spirv.size, r->spirv_size);
+  char actual[CACHE_KEY_SIZE];
+  cache_content_key(r->spirv.data, r->spirv.size, actual);
+  if (strcmp(actual, r->spirv_key))
+    return format("%s is damaged: its SPIR-V is not the %llu bytes the job wrote", path,
+                  r->spirv_size);
+  if (!r->spirv.size) return format("%s holds no SPIR-V", path);
+  // The kernels it returns are the image's own, every one of them.
+  bool same = r->symbols.count == lm->kernels.count;
+  for (size_t i = 0; same && i < r->symbols.count; i++)
+    same = strlist_contains(&lm->kernels, r->symbols.items[i]);
+  if (!same) {
+    char *got = strlist_join(&r->symbols, " "), *want_kernels = strlist_join(&lm->kernels, " ");
+    char *why = format("%s returns the kernels '%s', not the image's '%s'", path, got,
+                       want_kernels);
+    free(got);
+    free(want_kernels);
+    return why;
+  }
+  return NULL;
+}
+
+// A job failure's message: WHY, then the job's stderr (its .log) if it wrote any, else the
+// distributor's: what a job that never started leaves (a compiler that is not there).
 static char *job_failure_message(const Distribution *d, size_t image, char *why) {
   char *log = image_path(d, image, "log");
-  char *tail = file_tail(log, RETRY_LOG_TAIL);
-  char *msg = format("%s%s%s", why, *tail ? "; its stderr:\n" : " (its stderr was empty)", tail);
+  char *tail = file_tail(log, RETRY_LOG_TAIL), *msg;
+  if (*tail) {
+    msg = format("%s; its stderr:\n%s", why, tail);
+  } else {
+    char *theirs = d->last_log ? file_tail(d->last_log, RETRY_LOG_TAIL) : xstrdup("");
+    msg = format("%s (its stderr was empty)%s%s", why,
+                 *theirs ? "; the distributor's output:\n" : "", theirs);
+    free(theirs);
+  }
   free(tail);
   free(log);
   free(why);
   return msg;
 }
 
-int distribution_read(Distribution *d, size_t image, ImageResult *res, StringList *undefined_users,
-                      bool *validated, char **image_error, char **job_failure) {
-  *image_error = *job_failure = NULL;
-  *validated = false;
-  char *diag_path = image_path(d, image, "diag"), *text = NULL;
-  StringList lines = {0};
-  char *why = NULL;
-  Buffer files[NUM_CHECKED] = {{0}};
-  int rc = read_text(diag_path, &text, NULL);
-  if (rc == -ENOENT) {
-    why = format("the job left no result (%s)", diag_path);
-    goto fail;
-  }
-  if (rc) {
-    why = format("cannot read %s: %s", diag_path, read_error_text(rc));
-    goto fail;
-  }
-  if (!*text) {
-    why = format("the job's result %s is empty", diag_path);
-    goto fail;
-  }
-  if (!read_lines(text, &lines) || lines.count < 3 || strcmp(lines.items[0], result_magic) ||
-      strcmp(lines.items[lines.count - 1], "end")) {
-    why = format("the job's result %s is damaged", diag_path);
-    goto fail;
-  }
-  const char *status = value_of(lines.items[1], "status");
-  if (status && !strcmp(status, "error")) {
-    const char *message = lines.count > 3 ? value_of(lines.items[2], "message") : NULL;
-    if (!message) {
-      why = format("the job's result %s is damaged", diag_path);
-      goto fail;
-    }
-    *image_error = xstrdup(message);
-    goto done;
-  }
-  if (!status || strcmp(status, "ok")) {
-    why = format("the job's result %s is damaged", diag_path);
-    goto fail;
-  }
-  // Every output the result vouches for must be there, whole, with the size and hash it gave.
-  size_t checked = 0;
-  for (size_t i = 2; i + 1 < lines.count; i++) {
-    const char *v;
-    if ((v = value_of(lines.items[i], "undefined"))) {
-      strlist_push(undefined_users, xstrdup(v));
-      continue;
-    }
-    if ((v = value_of(lines.items[i], "validated"))) {
-      *validated = !strcmp(v, "1");
-      continue;
-    }
-    char name[32], key[CACHE_KEY_SIZE + 1];
-    unsigned long long size;
-    if (!(v = value_of(lines.items[i], "file")) ||
-        sscanf(v, "%31s %llu %65s", name, &size, key) != 3 || checked >= NUM_CHECKED ||
-        strcmp(name, checked_outputs[checked])) {
-      why = format("the job's result %s is damaged", diag_path);
-      goto fail;
-    }
-    char *path = image_path(d, image, name);
-    rc = read_file(path, &files[checked]);
-    char actual[CACHE_KEY_SIZE];
-    if (!rc) cache_content_key(files[checked].data, files[checked].size, actual);
-    if (rc)
-      why = format("output %s is missing: %s", path, read_error_text(rc));
-    else if (!files[checked].size && !strcmp(name, "spv"))
-      why = format("output %s is empty", path);
-    else if (files[checked].size != size || strcmp(actual, key))
-      why = format("output %s is damaged: not the %llu bytes the job wrote", path, size);
-    free(path);
-    if (why) goto fail;
-    checked++;
-  }
-  if (checked != NUM_CHECKED) {
-    why = format("the job's result %s is damaged", diag_path);
-    goto fail;
-  }
-  res->spirv = files[0];
-  files[0] = (Buffer){0};
-  buffer_append(&files[1], "", 1);
-  char *perr = NULL;
-  if (files[1].size > 1 &&
-      propsets_from_json((const char *)files[1].data, &res->properties, &perr)) {
-    why = format("output %s is damaged: %s", "props.json", perr);
-    free(perr);
-    goto fail;
-  }
-  for (size_t f = 2; f < NUM_CHECKED; f++) {
-    buffer_append(&files[f], "", 1);
-    if (!read_lines((const char *)files[f].data, f == 2 ? &res->symbols : &res->imports)) {
-      why = format("output %s of image %zu is damaged", checked_outputs[f], image);
-      goto fail;
+int distribution_read(Distribution *d, size_t image, ImageResult *res, JobOutcome *out) {
+  *out = (JobOutcome){0};
+  char *path = image_path(d, image, "result"), *why = NULL;
+  Buffer file = {0};
+  JobResult r = {0};
+  int rc = read_file(path, &file);
+  if (rc == -ENOENT)
+    why = format("the job (%s backend) left no result (%s)", d->compiler, path);
+  else if (rc)
+    why = format("cannot read %s: %s", path, read_error_text(rc));
+  else if (!file.size)
+    why = format("the job's result %s is empty", path);
+  else if (!parse_result(&file, &r))
+    why = format("the job's result %s is damaged", path);
+  else
+    why = verify_result(d, image, &r, res->module, path);
+  free(file.data);
+  if (!why && !r.ok) {
+    out->image_error = r.message;
+    r.message = NULL;
+  } else if (!why) {
+    char *perr = NULL;
+    PropertySets props = {0};
+    if (r.properties && propsets_from_json(r.properties, &props, &perr)) {
+      why = format("the properties in %s are damaged: %s", path, perr);
+      free(perr);
+    } else {
+      res->spirv = r.spirv, r.spirv = (Buffer){0};
+      res->symbols = r.symbols, r.symbols = (StringList){0};
+      res->imports = r.imports, r.imports = (StringList){0};
+      res->properties = props;
+      out->undefined = r.undefined, r.undefined = (UndefinedUses){0};
+      out->validated = r.validated;
     }
   }
-done:
-  for (size_t f = 0; f < NUM_CHECKED; f++)
-    free(files[f].data);
-  strlist_free(&lines);
-  free(text);
-  free(diag_path);
-  return 0;
-fail:
-  for (size_t f = 0; f < NUM_CHECKED; f++)
-    free(files[f].data);
-  free(res->spirv.data);
-  res->spirv = (Buffer){0};
-  strlist_free(&res->symbols);
-  strlist_free(&res->imports);
-  strlist_free(undefined_users);
-  propsets_free(&res->properties);
-  strlist_free(&lines);
-  free(text);
-  free(diag_path);
-  *job_failure = job_failure_message(d, image, why);
+  job_result_free(&r);
+  free(path);
+  if (!why) return 0;
+  out->job_failure = job_failure_message(d, image, why);
   return -1;
 }
 
-void distribution_close(Distribution *d) {
+void job_outcome_free(JobOutcome *out) {
+  undefined_uses_free(&out->undefined);
+  free(out->image_error);
+  free(out->job_failure);
+  *out = (JobOutcome){0};
+}
+
+// The distributor's last output, beside the link's -o, where a failed link leaves it.
+static void keep_distributor_log(const Distribution *d) {
+  Buffer text;
+  if (!d->last_log || read_file(d->last_log, &text)) return;
+  char *kept = format("%s.distributor.log", d->linker_output);
+  int rc = write_file_atomic(kept, text.data, text.size);
+  if (rc)
+    warning(kept, "cannot keep the distributor's output: %s", strerror(-rc));
+  else
+    inform(kept, "the distributor's output, kept for this failed link");
+  free(kept);
+  free(text.data);
+}
+
+void distribution_close(Distribution *d, bool failed) {
   if (!d) return;
   if (d->opts->keep_jobs) {
     note("%s: the jobs' lists, inputs and outputs are kept (--save-temps)", d->dir);
   } else {
+    if (failed) keep_distributor_log(d);
     int rc = own_empty_dir(d->dir); // only what this run made: the rest, and it, stay
     if (rc) warning(d->dir, "not removed: %s", strerror(-rc));
   }
@@ -596,6 +636,8 @@ void distribution_close(Distribution *d) {
   free(d->dir);
   free(d->linker_output);
   free(d->compiler);
+  free(d->keys);
+  free(d->last_log);
   free(d);
 }
 
@@ -605,28 +647,30 @@ void distribution_close(Distribution *d) {
 
 typedef struct {
   const char *out_prefix;
+  char *result_path;
+  char image_key[CACHE_KEY_SIZE], spec_key[CACHE_KEY_SIZE]; // what it was given
   StringList symbols; // for the messages of codegen and check failures
 } BackendJob;
 
-static BackendJob *current_job; // the process runs one job
-
-static char *out_path(const BackendJob *job, const char *suffix) {
-  return format("%s.%s", job->out_prefix, suffix);
+static void append_result_head(Buffer *b, const BackendJob *job, const char *status) {
+  append_line(b, result_magic, NULL);
+  append_line(b, "image", job->image_key);
+  append_line(b, "spec", job->spec_key);
+  append_line(b, "status", status);
 }
 
 static int write_result(const BackendJob *job, const Buffer *text) {
-  char *path = out_path(job, "diag");
-  int rc = write_file_atomic(path, text->data, text->size);
-  if (rc) fprintf(stderr, "%s: error: %s: cannot write: %s\n", TOOL_NAME, path, strerror(-rc));
-  free(path);
+  int rc = write_file_atomic(job->result_path, text->data, text->size);
+  if (rc)
+    fprintf(stderr, "%s: error: %s: cannot write: %s\n", TOOL_NAME, job->result_path,
+            strerror(-rc));
   return rc ? 1 : 0;
 }
 
 // The image's error, as the link reports it; the job itself succeeded.
 static int write_error_result(const BackendJob *job, const char *message, bool with_kernels) {
   Buffer b = {0};
-  append_line(&b, result_magic, NULL);
-  append_line(&b, "status", "error");
+  append_result_head(&b, job, "error");
   char *kernels = strlist_join(&job->symbols, " ");
   char *full =
       with_kernels ? format("%s\n>>> image kernels: %s", message, kernels) : xstrdup(message);
@@ -639,45 +683,6 @@ static int write_error_result(const BackendJob *job, const char *message, bool w
   return rc;
 }
 
-static __attribute__((noreturn)) void job_fatal_error(const char *message) {
-  _exit(current_job ? write_error_result(current_job, message, true) : 1);
-}
-
-static Buffer lines_text(const StringList *l) {
-  Buffer b = {0};
-  for (size_t i = 0; i < l->count; i++) {
-    append_escaped(&b, l->items[i]);
-    buffer_append(&b, "\n", 1);
-  }
-  if (!b.data) buffer_append(&b, "", 0);
-  return b;
-}
-
-// Test-only faults, with SYCL_THINLTO_JOB_FAULT_TEST a comma-separated list of KIND:NAME, NAME
-// found in the job's bitcode: kill (the job is killed), kill-once (killed the first time only:
-// OUT.fault marks it), damage (its SPIR-V changes after the result is written), empty (an empty
-// SPIR-V file), sleep (it waits to be cancelled).
-static bool fault_requested(const Buffer *bitcode, const char *kind) {
-  const char *test = getenv("SYCL_THINLTO_JOB_FAULT_TEST");
-  size_t n = strlen(kind);
-  for (const char *entry = test; entry && *entry;) {
-    size_t len = strcspn(entry, ",");
-    if (len > n + 1 && !strncmp(entry, kind, n) && entry[n] == ':' &&
-        memmem(bitcode->data, bitcode->size, entry + n + 1, len - n - 1))
-      return true;
-    entry += len + (entry[len] == ',');
-  }
-  return false;
-}
-
-static bool first_time(const BackendJob *job) {
-  char *marker = out_path(job, "fault");
-  int fd = own_create(marker, 0666);
-  free(marker);
-  if (fd >= 0) close(fd);
-  return fd >= 0;
-}
-
 // Imports the link's check would refuse: spirv-val is then not run, as on the local path,
 // which reports the undefined symbols first.
 static bool has_undefined_imports(const ImageSpec *spec, const StringList *imports) {
@@ -688,24 +693,72 @@ static bool has_undefined_imports(const ImageSpec *spec, const StringList *impor
   return false;
 }
 
-// The one rule for outputs (base/outputs.c), before anything is opened: --log=INPUT truncated
-// the image it was to read, and -o P with --meta=P.sym wrote the symbols over the spec.
-static void check_job_outputs(const BackendJob *job, const char *meta_path,
-                              const char *bitcode_path, const char *log_path) {
-  output_rule_input(meta_path);
-  output_rule_input(bitcode_path);
-  if (log_path) check_output_path(log_path, "--log");
-  for (size_t i = 0; i <= NUM_CHECKED; i++) {
-    char *path = out_path(job, i < NUM_CHECKED ? checked_outputs[i] : "diag");
-    check_output_path(path, "-o");
-    free(path);
+// The image's good result: the header, then SPIRV's bytes.
+static Buffer result_text(const BackendJob *job, const ImageResult *res,
+                          const UndefinedUses *undefined, bool validated, const Buffer *spirv) {
+  Buffer b = {0};
+  append_result_head(&b, job, "ok");
+  append_line(&b, "validated", validated ? "1" : "0");
+  for (size_t i = 0; i < res->symbols.count; i++)
+    append_line(&b, "symbol", res->symbols.items[i]);
+  for (size_t i = 0; i < res->imports.count; i++)
+    append_line(&b, "import", res->imports.items[i]);
+  for (size_t i = 0; i < undefined->count; i++) {
+    const UndefinedUse *use = &undefined->items[i];
+    append_line(&b, use->declared ? "declared" : "undefined", use->name);
+    for (size_t k = 0; k < use->kernels.count; k++)
+      append_line(&b, "used-by", use->kernels.items[k]);
   }
+  if (res->properties.count) {
+    char *props = propsets_to_json(&res->properties);
+    append_line(&b, "properties", props);
+    free(props);
+  }
+  char key[CACHE_KEY_SIZE];
+  cache_content_key(spirv->data, spirv->size, key);
+  char *line = format("%zu %s", spirv->size, key);
+  append_line(&b, "spirv", line);
+  free(line);
+  append_line(&b, "end", NULL);
+  buffer_append(&b, spirv->data, spirv->size);
+  return b;
+}
+
+// Reads PATH, an input of the job, and its hash.
+static Buffer read_job_input(const char *path, char key[CACHE_KEY_SIZE]) {
+  Buffer b;
+  int rc = read_file(path, &b);
+  if (rc) fatal(path, "%s", read_error_text(rc));
+  cache_content_key(b.data, b.size, key);
+  return b;
+}
+
+// The emitted, fixed, checked SPIR-V of the finalized M in *SPIRV and *VALIDATED, with
+// res->imports; or the image's error written as the result (its exit status in *rc).
+static int emit_image(BackendJob *job, LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
+                      Buffer *spirv, bool *validated) {
+  char *errmsg = NULL;
+  int failed = spirv_emit_forked(m, spirv, &errmsg) || spirv_fix_null_integers(spirv, &errmsg);
+  StringList exports = {0};
+  if (!failed) failed = spirv_linkage(spirv->data, spirv->size, &res->imports, &exports, &errmsg);
+  strlist_free(&exports);
+  *validated = !failed && spec->validate && !has_undefined_imports(spec, &res->imports);
+  if (!failed && *validated) failed = spirv_validate(spirv, &errmsg);
+  if (!failed) return 0;
+  int rc = write_error_result(job, errmsg, true);
+  free(errmsg);
+  return rc ? rc : -1;
 }
 
 int backend_job_main(const char *meta_path, const char *bitcode_path, const char *out_prefix,
                      const char *log_path) {
-  BackendJob job = {.out_prefix = out_prefix};
-  check_job_outputs(&job, meta_path, bitcode_path, log_path);
+  BackendJob job = {.out_prefix = out_prefix, .result_path = format("%s.result", out_prefix)};
+  // The one rule for outputs (base/outputs.c), before anything is opened: --log=INPUT would
+  // truncate the image it is to read. Unswept: the jobs' directory is the link's to sweep.
+  output_rule_input(meta_path);
+  output_rule_input(bitcode_path);
+  if (log_path) check_output_path_unswept(log_path, "--log");
+  check_output_path_unswept(job.result_path, "-o");
   if (log_path) {
     // A new file replacing what stands there: a link is replaced, never written through.
     int fd = own_create_replacing(log_path);
@@ -716,93 +769,61 @@ int backend_job_main(const char *meta_path, const char *bitcode_path, const char
     }
     close(fd);
   }
+  Buffer meta = read_job_input(meta_path, job.spec_key);
+  Buffer bitcode = read_job_input(bitcode_path, job.image_key);
   ImageSpec spec;
-  char *meta, *errmsg = NULL;
-  Buffer bitcode;
-  int rc = read_text(meta_path, &meta, NULL);
-  if (rc) fatal(meta_path, "%s", read_error_text(rc));
-  if (parse_spec(meta, &spec)) fatal(meta_path, "not an image spec of this version");
-  free(meta);
-  if ((rc = read_file(bitcode_path, &bitcode))) fatal(bitcode_path, "%s", read_error_text(rc));
-  if (fault_requested(&bitcode, "kill") ||
-      (fault_requested(&bitcode, "kill-once") && first_time(&job))) {
-    fprintf(stderr, "job fault test: killing the job\n");
-    raise(SIGKILL);
-  }
-  if (fault_requested(&bitcode, "sleep")) sleep(120); // until cancelled
+  buffer_append(&meta, "", 1);
+  if (parse_spec((const char *)meta.data, &spec))
+    fatal(meta_path, "not an image spec of this version");
+  free(meta.data);
+  job_fault(JOB_FAULT_START, &(JobFaultSite){.bitcode = &bitcode, .out_prefix = out_prefix});
 
-  // Finalization, the symbol table, properties: hooks/backend.c, as in the link.
+  // Finalization, the symbol table, properties: hooks/backend.c, as in the link. The
+  // bitcode is an input: a reader that crashes on it says so, naming it (base/cleanup.c).
   LLVMContextRef ctx = context_create();
   LLVMModuleRef m;
-  if (module_parse(ctx, bitcode.data, bitcode.size, spec.module_id, false, &m, &errmsg))
-    fatal(bitcode_path, "%s", errmsg); // a damaged input: the link tries again
+  char *errmsg = NULL;
+  reading_input_begin(bitcode_path, "bitcode");
+  int unreadable = module_parse(ctx, bitcode.data, bitcode.size, spec.module_id, false, &m, &errmsg);
+  reading_input_end();
+  if (unreadable) fatal(bitcode_path, "%s", errmsg); // a damaged input: the link tries again
   ImageResult res = {0};
-  StringList undefined = {0};
-  Buffer linked = {0}, spirv = {0};
+  UndefinedUses undefined = {0};
+  Buffer spirv = {0};
+  bool validated = false;
+  int rc = 0;
   if (finalize_image_module(m, &spec, &errmsg)) {
+    rc = write_error_result(&job, errmsg, false);
+    free(errmsg);
     LLVMDisposeModule(m);
-    context_dispose(ctx);
-    return write_error_result(&job, errmsg, false);
+  } else {
+    describe_image(m, &spec, &res, &undefined);
+    for (size_t i = 0; i < res.symbols.count; i++)
+      strlist_push(&job.symbols, xstrdup(res.symbols.items[i]));
+    // SPIR-V in this process, once (fact 9), then what the link's check step does.
+    rc = emit_image(&job, m, &spec, &res, &spirv, &validated);
+    LLVMDisposeModule(m);
+    if (rc < 0) {
+      rc = 0; // the image's error is the result
+    } else {
+      job_fault(JOB_FAULT_SPIRV, &(JobFaultSite){.bitcode = &bitcode, .spirv = &spirv});
+      Buffer result = result_text(&job, &res, &undefined, validated, &spirv);
+      rc = write_result(&job, &result);
+      free(result.data);
+      if (!rc)
+        job_fault(JOB_FAULT_WRITTEN,
+                  &(JobFaultSite){.bitcode = &bitcode, .result_path = job.result_path});
+    }
   }
-  linked = describe_image(m, &spec, &res, &undefined);
-  LLVMDisposeModule(m);
   context_dispose(ctx);
-  for (size_t i = 0; i < res.symbols.count; i++)
-    strlist_push(&job.symbols, xstrdup(res.symbols.items[i]));
-
-  // SPIR-V in this process, once (fact 9), then what the link's check step does.
-  current_job = &job;
-  spirv_on_fatal_error(job_fatal_error);
-  if (spirv_emit_bitcode(linked.data, linked.size, &spirv, &errmsg) ||
-      spirv_fix_null_integers(&spirv, &errmsg))
-    return write_error_result(&job, errmsg, true);
-  StringList exports = {0};
-  if (spirv_linkage(spirv.data, spirv.size, &res.imports, &exports, &errmsg))
-    return write_error_result(&job, errmsg, true);
-  strlist_free(&exports);
-  bool validated = spec.validate && !has_undefined_imports(&spec, &res.imports);
-  if (validated && spirv_validate(&spirv, &errmsg)) return write_error_result(&job, errmsg, true);
-
-  // The outputs, each whole; the result last, vouching for them.
-  char *props = res.properties.count ? propsets_to_json(&res.properties) : xstrdup("");
-  Buffer sym = lines_text(&res.symbols), imports = lines_text(&res.imports);
-  Buffer outputs[NUM_CHECKED] = {spirv, {(uint8_t *)props, strlen(props), false}, sym, imports};
-  Buffer result = {0};
-  append_line(&result, result_magic, NULL);
-  append_line(&result, "status", "ok");
-  append_line(&result, "validated", validated ? "1" : "0");
-  for (size_t i = 0; i < NUM_CHECKED; i++) {
-    char key[CACHE_KEY_SIZE];
-    cache_content_key(outputs[i].data, outputs[i].size, key);
-    char *path = out_path(&job, checked_outputs[i]);
-    rc = write_file_atomic(path, outputs[i].data, outputs[i].size);
-    if (rc) fatal(path, "cannot write: %s", strerror(-rc));
-    free(path);
-    char *line = format("%s %zu %s", checked_outputs[i], outputs[i].size, key);
-    append_line(&result, "file", line);
-    free(line);
-  }
-  for (size_t i = 0; i < undefined.count; i++)
-    append_line(&result, "undefined", undefined.items[i]);
-  append_line(&result, "end", NULL);
-  rc = write_result(&job, &result);
-  if (!rc && (fault_requested(&bitcode, "damage") || fault_requested(&bitcode, "empty"))) {
-    char *path = out_path(&job, "spv");
-    bool empty = fault_requested(&bitcode, "empty");
-    if (!empty) spirv.data[spirv.size / 2] ^= 0xff;
-    write_file_atomic(path, spirv.data, empty ? 0 : spirv.size);
-    free(path);
-  }
-  for (size_t i = 0; i < NUM_CHECKED; i++)
-    free(outputs[i].data);
-  free(result.data);
-  free(linked.data);
+  free(spirv.data);
   free(bitcode.data);
-  strlist_free(&undefined);
+  undefined_uses_free(&undefined);
   strlist_free(&res.symbols);
   strlist_free(&res.imports);
   strlist_free(&job.symbols);
   propsets_free(&res.properties);
   image_spec_free(&spec);
+  free(job.result_path);
   return rc;
 }

@@ -17,10 +17,8 @@ typedef struct {
   size_t image; // position in the output, which names --save-temps files
   ImageResult *result;
   Buffer linked;              // finalized bitcode: written by the work callback, given to codegen
-  StringList undefined_users; // "name\tkernel kernel ...[\tdeclared]" for declarations left
-                              // over; "declared": the program's own (sycl-module-id)
-  StringList undefined;         // the undefined symbols check_undefined_imports found
-  StringList undefined_kernels; // for each, the kernels using it (mangled, space-separated)
+  UndefinedUses undefined_uses; // the declarations the finalized image left over
+  UndefinedUses undefined;      // the undefined symbols check_undefined_imports found
   char *bc_path;              // translator input
   char *error;
   char cache_key[CACHE_KEY_SIZE]; // with --cache-dir
@@ -86,31 +84,16 @@ static double trace_step(const HookJob *job, const char *name, double start) {
   return end;
 }
 
-// The kernels of the image using NAME (a copy; "" when the image does not say).
-static char *kernels_of(HookJob *job, const char *name) {
-  size_t n = strlen(name);
-  for (size_t i = 0; i < job->undefined_users.count; i++) {
-    const char *line = job->undefined_users.items[i];
-    if (!strncmp(line, name, n) && line[n] == '\t')
-      return xstrndup(line + n + 1, strcspn(line + n + 1, "\t"));
-  }
-  return xstrdup("");
-}
 
 // The program's own declarations left undefined (hooks/backend.c marks them "declared") are
 // imports whatever the SPIR-V says: LLVM's SPIR-V backend lowers a call of a declaration
 // named as an OpenCL builtin (mix(float, float, float): _Z3mixfff) to that builtin, and the
 // kernel would silently run it instead of the user's function that no unit defines.
 static void add_declared_imports(HookJob *job) {
-  for (size_t i = 0; i < job->undefined_users.count; i++) {
-    const char *line = job->undefined_users.items[i];
-    const char *tab = strrchr(line, '\t');
-    if (!tab || strcmp(tab + 1, "declared") || tab == strchr(line, '\t')) continue;
-    char *name = xstrndup(line, strcspn(line, "\t"));
-    if (strlist_contains(&job->result->imports, name))
-      free(name);
-    else
-      strlist_push(&job->result->imports, name);
+  for (size_t i = 0; i < job->undefined_uses.count; i++) {
+    const UndefinedUse *use = &job->undefined_uses.items[i];
+    if (use->declared && !strlist_contains(&job->result->imports, use->name))
+      strlist_push(&job->result->imports, xstrdup(use->name));
   }
 }
 
@@ -147,21 +130,19 @@ static void append_device_library_hints(Buffer *message, const StringList *undef
 static int check_undefined_imports(HookJob *job) {
   const HookOptions *opts = job->run->opts;
   const ImageResult *res = job->result;
-  strlist_free(&job->undefined);
-  strlist_free(&job->undefined_kernels);
+  undefined_uses_free(&job->undefined);
   for (size_t i = 0; i < res->imports.count; i++) {
     const char *name = res->imports.items[i];
     if (is_builtin_name(name) || opts->allow_dependencies ||
         strmap_get(&job->run->set_functions, name)) // the runtime links the set's image
       continue;
-    strlist_push(&job->undefined, xstrdup(name));
     // From the cache there is no module to say which kernels need it: name the image's.
-    char *kernels = kernels_of(job, name);
-    if (!*kernels) {
-      free(kernels);
-      kernels = strlist_join(&res->symbols, " ");
-    }
-    strlist_push(&job->undefined_kernels, kernels);
+    const UndefinedUse *use = undefined_uses_find(&job->undefined_uses, name);
+    const StringList *users = use && use->kernels.count ? &use->kernels : &res->symbols;
+    StringList kernels = {0};
+    for (size_t k = 0; k < users->count; k++)
+      strlist_push(&kernels, xstrdup(users->items[k]));
+    undefined_uses_push(&job->undefined, xstrdup(name), &kernels, false);
   }
   if (!job->undefined.count) return 0;
   job->error = xstrdup("undefined symbols"); // worded by report_undefined_symbols
@@ -177,25 +158,19 @@ static void report_undefined_symbols(HookJob *jobs, size_t count, size_t first) 
   Buffer message = {0};
   StringList reported = {0}; // the names, borrowed
   for (size_t i = 0; i < job->undefined.count; i++) {
-    const char *name = job->undefined.items[i];
+    const char *name = job->undefined.items[i].name;
     bool earlier = false;
     for (size_t j = 0; j < first && !earlier; j++)
-      earlier = strlist_contains(&jobs[j].undefined, name);
+      earlier = undefined_uses_find(&jobs[j].undefined, name) != NULL;
     if (earlier) continue;
     StringList kernels = {0}, others = {0};
     for (size_t j = first; j < count; j++)
       for (size_t k = 0; k < jobs[j].undefined.count; k++) {
-        if (strcmp(jobs[j].undefined.items[k], name)) continue;
-        const char *list = jobs[j].undefined_kernels.items[k];
-        for (const char *p = list; *p;) {
-          size_t len = strcspn(p, " ");
-          char *kernel = xstrndup(p, len);
-          if (len && !strlist_contains(&kernels, kernel))
-            strlist_push(&kernels, kernel);
-          else
-            free(kernel);
-          p += len + (p[len] == ' ');
-        }
+        const UndefinedUse *use = &jobs[j].undefined.items[k];
+        if (strcmp(use->name, name)) continue;
+        for (size_t u = 0; u < use->kernels.count; u++)
+          if (!strlist_contains(&kernels, use->kernels.items[u]))
+            strlist_push(&kernels, xstrdup(use->kernels.items[u]));
         const char *from = jobs[j].result->module->input->origin;
         if (strcmp(from, origin) && !strlist_contains(&others, from))
           strlist_push(&others, xstrdup(from));
@@ -299,7 +274,8 @@ static int finalize_image(HookJob *job, LLVMModuleRef m, double *step) {
   int failed = finalize_image_module(m, &spec, &job->error);
   if (!failed) {
     *step = trace_step(job, "finalize", *step);
-    job->linked = describe_image(m, &spec, job->result, &job->undefined_users);
+    describe_image(m, &spec, job->result, &job->undefined_uses);
+    job->linked = module_write(m);
     save_temp(run->opts, job->image, "linked.bc", &job->linked);
   }
   image_spec_free(&spec);
@@ -366,14 +342,23 @@ static void start_codegen(HookJob *job) {
     job->linked = (Buffer){0}; // the pool owns it now
     return;
   }
-  const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  job->bc_path = format("%s/sycl-thinlto-%ld-%zu.bc", tmpdir, (long)getpid(), job->index);
-  char *spv = format("%s.spv", job->bc_path); // the translator's output (translator.c)
-  remove_on_failure(job->bc_path);
-  remove_on_failure(spv);
+  // In TMPDIR under a name with a random part, made exclusively; the translator's output
+  // (translator.c: the same name with .spv) is made empty here first, so that it writes
+  // into a file of ours, never through a link planted at its name (issue 30).
+  const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  char *base = format("%s/sycl-thinlto-%zu", tmpdir, job->index);
+  int rc = own_write_temporary(base, ".bc", job->linked.data, job->linked.size, &job->bc_path);
+  free(base);
+  char *spv = rc ? NULL : format("%s.spv", job->bc_path);
+  int fd = spv ? own_create(spv, 0666) : rc;
+  if (fd >= 0) {
+    close(fd);
+    remove_on_failure(spv);
+  }
   free(spv);
-  if (write_file_atomic(job->bc_path, job->linked.data, job->linked.size)) {
-    job->error = format("cannot write %s for the translator", job->bc_path);
+  if (fd < 0) {
+    job->error = format("cannot write %s/sycl-thinlto-%zu.bc* for the translator: %s", tmpdir,
+                        job->index, strerror(-fd));
     image_done(job);
     return;
   }
@@ -385,11 +370,9 @@ static void start_codegen(HookJob *job) {
 static void after_codegen(void *arg, Buffer spirv, char *errmsg) {
   HookJob *job = arg;
   if (job->bc_path) {
-    unlink(job->bc_path);
-    keep_on_success(job->bc_path);
+    own_remove(job->bc_path);
     char *spv = format("%s.spv", job->bc_path);
-    unlink(spv);
-    keep_on_success(spv);
+    own_remove(spv);
     free(spv);
   }
   if (errmsg) {
@@ -454,12 +437,19 @@ static void start_images(HookRun *run) {
                   complete_and_finalize, after_finalize);
 }
 
-// Step 6, loop thread: the image's way is over; a good image may go out now (the driver
-// writes it), and the next one begin.
+// Loop thread (or the calling thread, before and after the loop): the one place a finished
+// image is handed to the driver, which writes it out; a failed one never is.
+static void hand_over(const HookRun *run, const HookJob *job) {
+  const HookOptions *opts = run->opts;
+  if (!job->error && !job->failed && opts->image_done)
+    opts->image_done(opts->image_done_arg, job->image);
+}
+
+// Step 6, loop thread: the image's way is over; a good image may go out now, and the next
+// one begin.
 static void image_done(HookJob *job) {
   HookRun *run = job->run;
-  const HookOptions *opts = run->opts;
-  if (!job->error && opts->image_done) opts->image_done(opts->image_done_arg, job->image);
+  hand_over(run, job);
   if (--run->outstanding == 0 && run->pool) worker_pool_stop(run->pool);
   run->under_way--;
   start_images(run);
@@ -489,24 +479,32 @@ typedef struct {
 static void read_job(void *arg, size_t i) {
   const ReadJobs *rj = arg;
   HookJob *job = &rj->run->jobs[rj->images[i]];
-  char *image_error;
-  bool validated;
+  JobOutcome out = {0};
   free(job->job_failure);
-  if (distribution_read(rj->run->distribution, job->image, job->result, &job->undefined_users,
-                        &validated, &image_error, &job->job_failure))
-    return;
-  if (image_error)
-    job->error = image_error;
-  else
-    check_fixed_image(job, validated);
+  job->job_failure = NULL;
+  if (distribution_read(rj->run->distribution, job->image, job->result, &out)) {
+    job->job_failure = out.job_failure;
+    out.job_failure = NULL;
+  } else if (out.image_error) {
+    job->error = out.image_error;
+    out.image_error = NULL;
+  } else {
+    undefined_uses_free(&job->undefined_uses);
+    job->undefined_uses = out.undefined;
+    out.undefined = (UndefinedUses){0};
+    check_fixed_image(job, out.validated);
+  }
+  job_outcome_free(&out);
 }
 
-static void run_jobs(HookRun *run, size_t emitted) {
+// True when the distributor failed or some job failed every time.
+static bool run_jobs(HookRun *run, size_t emitted) {
   const HookOptions *opts = run->opts;
   size_t *pending = xcalloc(emitted ? emitted : 1, sizeof(size_t)), count = 0;
   for (size_t j = 0; j < emitted; j++)
     if (run->jobs[j].sent && !run->jobs[j].error) pending[count++] = j;
   unsigned attempt = 1;
+  bool failed_run = false;
   for (; count; attempt++) {
     char *why;
     double start = now_seconds();
@@ -516,6 +514,7 @@ static void run_jobs(HookRun *run, size_t emitted) {
       for (size_t i = 0; i < count; i++)
         run->jobs[pending[i]].failed = true;
       count = 0;
+      failed_run = true;
       break;
     }
     trace_span("distributor", opts->distributor, start, now_seconds(), 0);
@@ -541,12 +540,10 @@ static void run_jobs(HookRun *run, size_t emitted) {
                         job->image, kernels, attempt, job->job_failure);
     free(kernels);
   }
-  for (size_t j = 0; j < emitted; j++) { // step 6 for the good ones, in image order
-    HookJob *job = &run->jobs[j];
-    if (job->sent && !job->error && !job->failed && opts->image_done)
-      opts->image_done(opts->image_done_arg, job->image);
-  }
+  for (size_t j = 0; j < emitted; j++) // step 6 for the good ones, in image order
+    if (run->jobs[j].sent) hand_over(run, &run->jobs[j]);
   free(pending);
+  return failed_run || count;
 }
 
 void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *sources,
@@ -588,11 +585,12 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   for (size_t j = 0; j < emitted; j++) {
     if (!jobs[j].cache_hit)
       run.order[run.count++] = j;
-    else if (!jobs[j].error && opts->image_done)
-      opts->image_done(opts->image_done_arg, jobs[j].image); // step 6 at once
+    else
+      hand_over(&run, &jobs[j]); // step 6 at once
   }
   run.outstanding = run.count;
-  if (run.count && opts->distributor) run.distribution = distribution_open(opts, opts->output);
+  if (run.count && opts->distributor)
+    run.distribution = distribution_open(opts, opts->output, emitted);
   if (run.count && opts->tool == SPIRV_BACKEND && !opts->distributor) {
     char *why;
     run.pool = worker_pool_start(&run.loop, opts->jobs, &why);
@@ -605,7 +603,7 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   start_images(&run);
   uv_run(&run.loop, UV_RUN_DEFAULT);
   if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");
-  if (run.distribution) run_jobs(&run, emitted);
+  bool distribution_failed = run.distribution && run_jobs(&run, emitted);
 
   // Report in image order, whatever order the workers finished in.
   size_t hits = 0;
@@ -626,12 +624,11 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     free(job->job_failure);
   }
   for (size_t j = 0; j < emitted; j++) {
-    strlist_free(&jobs[j].undefined_users);
-    strlist_free(&jobs[j].undefined);
-    strlist_free(&jobs[j].undefined_kernels);
+    undefined_uses_free(&jobs[j].undefined_uses);
+    undefined_uses_free(&jobs[j].undefined);
   }
   if (opts->cache) note("cache: %zu of %zu image(s) reused", hits, emitted);
-  distribution_close(run.distribution);
+  distribution_close(run.distribution, distribution_failed);
   free(run.order);
   strmap_free(&run.set_functions);
   free(jobs);

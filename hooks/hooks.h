@@ -161,25 +161,41 @@ typedef struct {
 void image_spec_make(const LinkModule *lm, const HookOptions *opts, bool dummy_image,
                      ImageSpec *spec);
 void image_spec_free(ImageSpec *spec);
+// A declaration a finalized image leaves undefined, with the image's kernels that reach it
+// (for "undefined symbol" messages).
+typedef struct {
+  char *name;
+  StringList kernels;
+  bool declared; // a used declaration of the program's own (sycl-module-id): an undefined
+                 // symbol whatever the SPIR-V imports
+} UndefinedUse;
+typedef struct {
+  UndefinedUse *items;
+  size_t count;
+} UndefinedUses;
+// Takes NAME and KERNELS (which it leaves empty).
+void undefined_uses_push(UndefinedUses *u, char *name, StringList *kernels, bool declared);
+const UndefinedUse *undefined_uses_find(const UndefinedUses *u, const char *name);
+void undefined_uses_free(UndefinedUses *u);
 // Finalization of a completed module (finalize_module with the spec's entry points).
 int finalize_image_module(LLVMModuleRef m, const ImageSpec *spec, char **errmsg);
-// On the finalized module: res->symbols, one "name\tkernel kernel ..." line per declaration
-// left over in *undefined_users (with "\tdeclared" after it for a used declaration of the
-// program's own, sycl-module-id: an undefined symbol whatever the SPIR-V imports),
-// res->properties, the host-access decorations; returns the bitcode for codegen.
-Buffer describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
-                      StringList *undefined_users);
+// On the finalized module: res->symbols, the declarations left over in *undefined,
+// res->properties, the host-access decorations. The module is then ready for codegen.
+void describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
+                    UndefinedUses *undefined);
 
 // hooks/distribute.c — the images' backends as jobs of a DTLTO distributor (issue 26): the
 // link writes each job's files, a job list in DTLTO's JSON layout, runs the distributor on it
-// and reads every job's outputs back. Runs on the calling thread except where it says.
+// and reads every job's result back. Runs on the calling thread except where it says.
 typedef struct Distribution Distribution;
 // PROGRAM found on PATH, else beside this tool (unless it has a /), an executable regular file: its
 // absolute path (malloc'd), or NULL with *errmsg.
 char *distributor_resolve(const char *program, char **errmsg);
-// Makes OPTS->jobs_dir (removed on failure, and at close unless OPTS->keep_jobs).
-Distribution *distribution_open(const HookOptions *opts, const char *linker_output);
-// Any thread: image IMAGE's job inputs, its completed module M and SPEC. 0, or -1 with *errmsg.
+// Makes OPTS->jobs_dir (removed on failure, and at close unless OPTS->keep_jobs), for jobs of
+// images 0 to IMAGES - 1.
+Distribution *distribution_open(const HookOptions *opts, const char *linker_output, size_t images);
+// Any thread: image IMAGE's job inputs, its completed module M and SPEC; the result must
+// later name the hashes of exactly these. 0, or -1 with *errmsg.
 int distribution_write_job(Distribution *d, size_t image, LLVMModuleRef m, const ImageSpec *spec,
                            char **errmsg);
 // Runs the distributor once on the jobs of IMAGES (their old outputs removed first), with the
@@ -187,21 +203,40 @@ int distribution_write_job(Distribution *d, size_t image, LLVMModuleRef m, const
 // or exited non-zero (its output's tail is in the message).
 int distribution_run(Distribution *d, const size_t *images, size_t count, unsigned attempt,
                      char **errmsg);
-// Any thread: image IMAGE's outputs into RES and *undefined_users, *validated when the job ran
-// spirv-val on the SPIR-V (it does not where the link's import check fails first). 0: the
-// job's result, which
-// is the image's error when *image_error is set (as the local path would report it, without
-// the image's kernels); -1: the job failed (outputs missing, empty, damaged: *job_failure says
-// which, with the job's stderr) and may be tried again.
-int distribution_read(Distribution *d, size_t image, ImageResult *res, StringList *undefined_users,
-                      bool *validated, char **image_error, char **job_failure);
-// Removes the jobs' files unless they are kept; frees D.
-void distribution_close(Distribution *d);
+// What a job's result says beyond the image itself.
+typedef struct {
+  bool validated;          // the job ran spirv-val (not where the link's import check fails first)
+  UndefinedUses undefined; // as describe_image's
+  char *image_error;       // the image's own error, as the local path words it (no kernels)
+  char *job_failure;       // the job failed and may run again: why, with its stderr
+} JobOutcome;
+// Any thread: image IMAGE's result, read whole, then verified: made from this link's input
+// and spec for IMAGE, its SPIR-V as the job wrote it, its kernels the image's (RES->module's).
+// 0: RES holds the image (or OUT->image_error is set); -1: OUT->job_failure says why.
+int distribution_read(Distribution *d, size_t image, ImageResult *res, JobOutcome *out);
+void job_outcome_free(JobOutcome *out);
+// Removes the jobs' files unless they are kept; frees D. With FAILED, the distributor's
+// last log is kept beside the link's output first (OUTPUT.distributor.log), and said so.
+void distribution_close(Distribution *d, bool failed);
 // `sycl-thinlto backend`: one job, its files named on its command line: finalizes, describes,
-// emits SPIR-V in this process (once: fact 9), fixes, scans, validates, writes the outputs,
-// the .diag last. Its stderr goes to LOG. Returns the process's exit status.
+// emits SPIR-V in this process (once: fact 9), fixes, scans, validates, and writes one result
+// file, PREFIX.result. Its stderr goes to LOG. Returns the process's exit status.
 int backend_job_main(const char *meta_path, const char *bitcode_path, const char *out_prefix,
                      const char *log_path);
+// hooks/job_faults.c, tests only: SYCL_THINLTO_JOB_FAULT_TEST=KIND:NAME,... makes the job of
+// the image whose bitcode holds NAME fail at POINT. A no-op without the variable.
+typedef enum {
+  JOB_FAULT_START,   // the input read: kill, kill-once, sleep
+  JOB_FAULT_SPIRV,   // the SPIR-V about to be vouched for: empty
+  JOB_FAULT_WRITTEN, // the result written: damage (its SPIR-V changes after)
+} JobFaultPoint;
+typedef struct {
+  const Buffer *bitcode;   // the job's input
+  const char *out_prefix;  // its -o
+  Buffer *spirv;           // at JOB_FAULT_SPIRV
+  const char *result_path; // at JOB_FAULT_WRITTEN
+} JobFaultSite;
+void job_fault(JobFaultPoint point, const JobFaultSite *site);
 
 // hooks/finalize.c: internalizes all but the entry points and removes what is dead.
 // With OPT_LEVEL > 0 it also runs the light post-link pipeline (inline, SROA, CSE,

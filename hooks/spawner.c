@@ -149,7 +149,7 @@ static __attribute__((noreturn)) void spawner_main(int sock) {
   // Nothing of the linker's is ours to write or clean up: no stdio, no atexit, only _exit;
   // a signal ends the spawner by its default action (its workers die with it).
   uninstall_signal_cleanup();
-  int null = open("/dev/null", O_RDWR);
+  int null = own_open_null(O_RDWR);
   if (null >= 0) {
     dup2(null, 0);
     dup2(null, 1);

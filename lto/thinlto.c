@@ -2,7 +2,9 @@
 // optimize each module with codegen disabled. It neither completes modules nor emits SPIR-V.
 #include "lto/lto.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <llvm-c/lto.h>
 #include <stdint.h>
@@ -10,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 // libLTO's options are process-wide cl::opts; they can be set once.
 static void set_debug_options(const ThinLinkOptions *opts) {
@@ -30,91 +31,77 @@ static void set_debug_options(const ThinLinkOptions *opts) {
   free(limit);
 }
 
+// libLTO's cache is never a folder others write to. Each link gives libLTO a folder of its
+// own (made in the cache, so that links to the cache's files can be made there), into which
+// it hard-links the cache's "thinlto" entries first; libLTO reads from there what it can
+// reuse (a hit: its result is the entry's file itself, hard-linked as the module's output)
+// and writes there what it computes (a miss: a new file). So a result whose inode is one of
+// those links is a cache entry, used only if its trailer's hash matches its content
+// (cache_take_payload: on every use, whatever its time); any other result libLTO computed in
+// this process, and it is moved into the cache as an entry under libLTO's key, its hash
+// appended (cache_adopt).
 typedef struct {
+  const Cache *cache; // NULL: libLTO had no cache folder
   Buffer *optimized;
-  char **files;       // per module: libLTO's output file, NULL for a dummy
-  int *rc;            // per module: 0, or map_file's negative errno
-  struct stat *stats; // per module: its output file's, for cache entries (zero: unknown)
+  char **files;         // per module: libLTO's output file, NULL for a dummy
+  int *rc;              // per module: 0, or map_file's negative errno
+  bool *damaged;        // per module: its result was a damaged cache entry
+  const StrMap *linked; // the names of the entries linked in, to their inodes
+  const StrMap *named;  // the inodes of the names in libLTO's folder, to the names
+  int folder;           // libLTO's folder, open
 } ReadBack;
 
-// Runs on a worker thread: maps module I's result and removes the file; writes only I.
+static const char entry_prefix[] = "llvmcache-"; // libLTO's names: this and its key
+
+// Runs on a worker thread: maps module I's result and removes the file, then checks or
+// stores it as a cache entry; writes only I and its own cache entry.
 static void read_back(void *arg, size_t i) {
   ReadBack *b = arg;
   if (!b->files[i]) return;
-  if (stat(b->files[i], &b->stats[i]) < 0) b->stats[i] = (struct stat){0};
+  struct stat st;
+  bool known = stat(b->files[i], &st) == 0;
   b->rc[i] = map_file(b->files[i], &b->optimized[i]);
   own_remove(b->files[i]); // the mapping keeps the contents
-}
-
-// libLTO reads any "llvmcache-KEY" name of its directory as an entry: a FIFO there would
-// block the link, a directory make it fail. Such foreign names are removed first.
-static void remove_foreign_entries(const char *dir) {
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    if (strncmp(e->d_name, "llvmcache-", 10) || e->d_type == DT_REG) continue;
-    char *path = format("%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && unlink(path) < 0 && rmdir(path) < 0)
-      fatal(path, "not a ThinLTO cache entry, and cannot be removed: %s", strerror(errno));
-    free(path);
+  if (!b->cache || !known) return;
+  char inode[32];
+  snprintf(inode, sizeof inode, "%llu", (unsigned long long)st.st_ino);
+  const char *name = strmap_get(b->named, inode);
+  if (!name) return; // not an entry of libLTO's cache (it keeps none for this module)
+  const char *key = name + strlen(entry_prefix), *linked = strmap_get(b->linked, name);
+  if (!linked || strcmp(linked, inode)) {
+    // Moved into the cache as it is, or else copied.
+    if (!b->rc[i] && cache_adopt(b->cache, "thinlto", key, b->folder, name, &b->optimized[i]))
+      cache_store(b->cache, "thinlto", key, &b->optimized[i]);
+    return;
   }
-  if (d) closedir(d);
+  if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0) return;
+  if (b->rc[i] && b->rc[i] != -EINVAL) return; // unreadable: the link fails on it
+  note("cache: ThinLTO cache entry %s/%c%c/thinlto-%s is damaged", b->cache->root,
+       tolower((unsigned char)key[0]), tolower((unsigned char)key[1]), key);
+  cache_remove_damaged(b->cache, "thinlto", key, &st);
+  buffer_free(&b->optimized[i]);
+  b->rc[i] = 0;
+  b->damaged[i] = true;
 }
 
-// libLTO's cache entries carry no checksum: a damaged one that still reads as bitcode, or
-// another module's copied over it, would be linked as it is. So each entry gets a "thinlto"
-// entry of our cache, keyed by its name, holding the BLAKE3 of its bytes as libLTO wrote
-// them; an entry used again must match it. libLTO hard-links the entry it used (hit or miss)
-// as the module's output file; its inode names the entry, its time says who wrote it.
-// STARTED is when the thin link began, less a margin for the file system's coarse clock: an
-// entry written since is this link's (or one beside it, just now), and its checksum is
-// (re)written. An older one must match its checksum; without one it is damaged too (the
-// checksum may be the damaged part), unless it is younger than CONCURRENT_LINK: a link beside
-// this one may have written it and not yet its checksum. A damaged entry, or an empty one
-// (whose module then has no result: *RC is cleared), is removed. Returns how many were.
-enum { CONCURRENT_LINK = 600 }; // seconds
-static size_t check_cache_entries(const Cache *cache, const char *dir, const Buffer *optimized,
-                                  const struct stat *stats, int *rc, size_t count, time_t started) {
-  StrMap by_inode = {0};
+// The names of libLTO's entries in its folder DIR, by inode (decimal): its temporaries
+// ("llvmcache-KEY.temp-stream-X") are not entries.
+static void name_entries(const char *dir, StrMap *named) {
   DIR *d = opendir(dir);
   for (struct dirent *e; d && (e = readdir(d));) {
-    if (strncmp(e->d_name, "llvmcache-", 10) || strchr(e->d_name, '.')) continue;
+    if (strncmp(e->d_name, entry_prefix, strlen(entry_prefix)) || strchr(e->d_name, '.'))
+      continue;
     char inode[32];
     snprintf(inode, sizeof inode, "%llu", (unsigned long long)e->d_ino);
-    strmap_put(&by_inode, inode, xstrdup(e->d_name));
+    strmap_put(named, inode, xstrdup(e->d_name));
   }
   if (d) closedir(d);
-  size_t damaged = 0;
-  for (size_t i = 0; i < count; i++) {
-    if (stats[i].st_nlink < 2) continue; // not a cache entry's (or it was pruned since)
-    char inode[32];
-    snprintf(inode, sizeof inode, "%llu", (unsigned long long)stats[i].st_ino);
-    const char *name = strmap_get(&by_inode, inode);
-    if (!name) continue;
-    char digest[CACHE_KEY_SIZE];
-    cache_content_key(optimized[i].data, optimized[i].size, digest);
-    Buffer recorded = {0};
-    bool known = !cache_get(cache, "thinlto", name, &recorded);
-    bool matches = known && recorded.size == CACHE_KEY_SIZE - 1 &&
-                   !memcmp(recorded.data, digest, recorded.size);
-    free(recorded.data);
-    bool ours = stats[i].st_mtime >= started;
-    bool unrecorded = !known && stats[i].st_mtime >= started - CONCURRENT_LINK;
-    if (rc[i] == 0 && (ours || unrecorded) && !matches)
-      cache_store(cache, "thinlto", name,
-                  &(Buffer){.data = (uint8_t *)digest, .size = CACHE_KEY_SIZE - 1});
-    if (rc[i] == 0 && (ours || unrecorded || matches)) continue;
-    char *path = format("%s/%s", dir, name);
-    note("cache: ThinLTO cache entry %s is damaged", path);
-    unlink(path);
-    free(path);
-    if (rc[i] == -EINVAL) rc[i] = 0;
-    damaged++;
-  }
-  for (size_t i = 0; i < by_inode.cap; i++)
-    if (by_inode.keys[i]) free(by_inode.values[i]);
-  strmap_free(&by_inode);
-  return damaged;
+}
+
+static void free_map_values(StrMap *m) {
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->keys[i]) free(m->values[i]);
+  strmap_free(m);
 }
 
 typedef struct {
@@ -128,8 +115,10 @@ static int check_results_room(const char *dir, const RoomNeeded *room) {
   return rc == -EFBIG ? check_room(dir, room->largest) : rc;
 }
 
-// The number of results taken from damaged cache entries (check_cache_entries).
-static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
+// The number of results that were damaged cache entries (ReadBack); REUSE: offer libLTO the
+// cache's entries (else every module is optimized again and its entry rewritten).
+static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+                             bool reuse) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
   if (!cg) fatal(NULL, "cannot create the ThinLTO code generator: %s", lto_get_error_message());
   // A set's dummy image (seed 002) defines the set's functions again: in the combined index
@@ -159,53 +148,56 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
     room.total += r->modules[i].prepared.size;
     if (r->modules[i].prepared.size > room.largest) room.largest = r->modules[i].prepared.size;
   }
-  char *cache_dir = NULL;
-  if (opts->cache) {
-    // libLTO keys each backend's result by the module's hash, its imports and exports, and
-    // the resolution; an unchanged image with unchanged imports is not optimized again.
-    char *dir = cache_dir = format("%s/thinlto", opts->cache->dir);
-    // libLTO writes entries into the directory but aborts if it does not exist.
-    struct stat st;
-    if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-      fatal(dir, "cannot create the ThinLTO cache directory: %s", strerror(errno));
-    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-      fatal(dir, "the ThinLTO cache path is not a directory");
-    int rc = check_results_room(dir, &room);
-    if (rc) {
-      warning(dir, "cannot write ThinLTO's cache entries (%llu bytes) here: %s; the link "
-                   "goes on without the cache",
-              (unsigned long long)room.total, strerror(-rc));
-      free(cache_dir);
-      cache_dir = NULL;
-    } else {
-      thinlto_codegen_set_cache_dir(cg, dir);
-      // cache_prune prunes this directory with the link's policy. libLTO's own pruning would
-      // also delete the temporaries that concurrent links are writing their entries to
-      // ("llvmcache-*.temp-stream-*"), and those links would then fail.
-      thinlto_codegen_set_cache_pruning_interval(cg, -1);
-    }
-  }
-
   // libLTO writes each backend's result to a file as soon as it is done: in memory they
   // would all wait for the last backend, at the link's peak (bench/RESULTS.md). We map the
-  // files, and the hooks read each module's pages only while they use them. With a cache
-  // they are made in its directory: hard links to the entries (check_cache_entries).
-  // Locked while this link lives: the next link removes those of links killed by SIGKILL.
-  const char *tmp = getenv("TMPDIR");
-  char *dir = cache_dir ? make_temp_dir(cache_dir, "objects")
-                        : make_temp_dir(tmp && *tmp ? tmp : "/tmp", TOOL_NAME "-thinlto");
-  // libLTO names its results N.ARCH.thinlto.o in it: those are this run's to remove.
-  char *results = format("%s/*.thinlto.o", dir);
-  own_expect(results);
-  free(results);
-  int rc = check_results_room(dir, &room);
-  if (rc)
-    fatal(dir, "cannot write ThinLTO's results (%llu bytes) here: %s",
-          (unsigned long long)room.total, strerror(-rc));
+  // files, and the hooks read each module's pages only while they use them. With a cache,
+  // the folder is also libLTO's cache folder, the link's own (ReadBack says why), made in
+  // the cache; without one (or without room there), in TMPDIR. Locked while this link
+  // lives: the next link removes those of links killed by SIGKILL.
+  char *dir = NULL;
+  const Cache *cache = opts->cache;
+  if (cache) {
+    dir = make_temp_dir(cache->root, "link");
+    int rc = check_results_room(dir, &room);
+    if (rc) {
+      warning(cache->dir, "cannot write ThinLTO's cache entries (%llu bytes) here: %s; the link "
+                          "goes on without the cache",
+              (unsigned long long)room.total, strerror(-rc));
+      remove_temp_dir(dir);
+      free(dir);
+      dir = NULL;
+      cache = NULL;
+    }
+  }
+  if (!dir) {
+    const char *tmp = getenv("TMPDIR");
+    dir = make_temp_dir(tmp && *tmp ? tmp : "/tmp", TOOL_NAME "-thinlto");
+    int rc = check_results_room(dir, &room);
+    if (rc)
+      fatal(dir, "cannot write ThinLTO's results (%llu bytes) here: %s",
+            (unsigned long long)room.total, strerror(-rc));
+  }
+  // libLTO names its results N.ARCH.thinlto.o in it, and its cache entries llvmcache-KEY
+  // (with their temporaries): those are this run's to remove.
+  const char *patterns[] = {"%s/*.thinlto.o", "%s/llvmcache-*"};
+  for (int i = 0; i < (cache ? 2 : 1); i++) {
+    char *names = format(patterns[i], dir);
+    own_expect(names);
+    free(names);
+  }
   thinlto_set_generated_objects_dir(cg, dir);
+  StrMap linked_in = {0};
+  int folder = -1;
+  if (cache) {
+    // libLTO keys each backend's result by the module's hash, its imports and exports, and
+    // the resolution; an unchanged image with unchanged imports is not optimized again.
+    thinlto_codegen_set_cache_dir(cg, dir);
+    thinlto_codegen_set_cache_pruning_interval(cg, -1); // cache_prune prunes the entries
+    folder = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (folder < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
+    if (reuse) cache_export_entries(cache, "thinlto", folder, entry_prefix, &linked_in);
+  }
 
-  if (cache_dir) remove_foreign_entries(cache_dir);
-  time_t started = time(NULL) - 2;
   double start = now_seconds();
   if (linked) thinlto_codegen_process(cg);
   // libLTO's share of the stage, for --time-trace: combined index, imports, cache, backends.
@@ -213,9 +205,16 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
 
   unsigned n = linked ? thinlto_module_get_num_object_files(cg) : 0;
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
-  ReadBack back = {optimized, xcalloc(r->num_modules, sizeof(char *)),
+  StrMap named = {0};
+  if (cache) name_entries(dir, &named);
+  ReadBack back = {cache,
+                   optimized,
+                   xcalloc(r->num_modules, sizeof(char *)),
                    xcalloc(r->num_modules, sizeof(int)),
-                   xcalloc(r->num_modules, sizeof(struct stat))};
+                   xcalloc(r->num_modules, sizeof(bool)),
+                   &linked_in,
+                   &named,
+                   folder};
   for (size_t i = 0, k = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
       optimized[i] = r->modules[i].prepared;
@@ -226,11 +225,10 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   }
   thinlto_codegen_dispose(cg);
   parallel_for(r->num_modules, opts->jobs, read_back, &back);
-  size_t damaged = cache_dir ? check_cache_entries(opts->cache, cache_dir, optimized, back.stats,
-                                                   back.rc, r->num_modules, started)
-                             : 0;
+  size_t damaged = 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!back.files[i]) continue;
+    damaged += back.damaged[i];
     const char *origin = r->modules[i].input->origin;
     if (back.rc[i] == -EINVAL) fatal(origin, "ThinLTO produced no output for this module");
     if (back.rc[i])
@@ -240,25 +238,13 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   }
   free(back.files);
   free(back.rc);
-  free(back.stats);
+  free(back.damaged);
+  free_map_values(&linked_in);
+  free_map_values(&named);
+  if (folder >= 0) close(folder);
   remove_temp_dir(dir);
   free(dir);
-  free(cache_dir);
   return damaged;
-}
-
-// Every entry, not the temporaries concurrent links are writing ("llvmcache-X.temp-stream-Y").
-static void clear_thinlto_cache(const Cache *cache) {
-  char *dir = format("%s/thinlto", cache->dir);
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    if (strncmp(e->d_name, "llvmcache-", 10) || strchr(e->d_name, '.')) continue;
-    char *path = format("%s/%s", dir, e->d_name);
-    unlink(path);
-    free(path);
-  }
-  if (d) closedir(d);
-  free(dir);
 }
 
 // The number of modules that do not read as bitcode.
@@ -274,14 +260,14 @@ static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *
 void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
                CompletionSources *sources) {
   set_debug_options(opts);
-  // libLTO hands back its cache entries unchecked. One that fails its checksum was removed;
-  // one without a checksum yet that does not read as bitcode is found by indexing, and the
-  // whole ThinLTO cache is emptied. Either way the link is redone and the entries rewritten.
-  size_t mismatched = thin_link_once(r, opts, optimized);
-  size_t unreadable = mismatched ? 0 : index_results(r, opts, optimized, sources);
-  if ((mismatched || unreadable) && opts->cache) {
+  // A cache entry that fails its hash was removed; one that passes it but does not read as
+  // bitcode is found by indexing. Either way the link is redone without reusing entries, and
+  // the ones it computes replace them.
+  size_t damaged = thin_link_once(r, opts, optimized, true);
+  size_t unreadable = damaged ? 0 : index_results(r, opts, optimized, sources);
+  if ((damaged || unreadable) && opts->cache) {
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");
-    if (!mismatched) completion_sources_free(sources);
+    if (!damaged) completion_sources_free(sources);
     for (size_t i = 0; i < r->num_modules; i++) {
       if (!r->modules[i].dummy)
         buffer_free(&optimized[i]);
@@ -289,8 +275,7 @@ void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
         r->modules[i].prepared = optimized[i]; // thin_link_once takes it back
       optimized[i] = (Buffer){0};
     }
-    if (unreadable) clear_thinlto_cache(opts->cache);
-    thin_link_once(r, opts, optimized);
+    thin_link_once(r, opts, optimized, false);
     index_results(r, opts, optimized, sources);
   }
   // libLTO read the prepared bitcode in place; it is no longer needed.

@@ -282,23 +282,6 @@ fail_parse:
   return rc;
 }
 
-int spirv_emit_bitcode(const uint8_t *bitcode, size_t size, Buffer *out, char **errmsg) {
-  return codegen_request(bitcode, size, out, errmsg);
-}
-
-static void (*fatal_error_report)(const char *message);
-
-static void report_fatal_error_as_backend(const char *reason) {
-  char *msg = format("SPIR-V backend failed: LLVM ERROR: %s", reason);
-  fatal_error_report(msg);
-}
-
-void spirv_on_fatal_error(void (*report)(const char *message)) {
-  fatal_error_report = report;
-  LLVMResetFatalErrorHandler();
-  LLVMInstallFatalErrorHandler(report_fatal_error_as_backend);
-}
-
 // Test-only failure triggers, active only with SYCL_THINLTO_WORKER_CRASH_TEST set: the
 // 4-byte request TAG (unit tests), or a module naming a symbol, with the variable set to a
 // comma-separated list of KIND followed by the name ("worker:_ZTS2K1,kill:_ZTS2K2"); names
@@ -329,18 +312,42 @@ static void make_invalid_spirv(Buffer *spirv) {
 }
 
 // The child's side: answers on RESULT_FD, its stdout and stderr in LOG_FD; never returns.
-static __attribute__((noreturn)) void serve_in_child(const uint8_t *bitcode, size_t size,
-                                                     int result_fd, int log_fd) {
+// The module a request emits: bitcode to parse (a pool worker's request), or M itself, in
+// memory, which the child has a copy of (a local distributor's worker).
+typedef struct {
+  const uint8_t *bitcode;
+  size_t size;
+  LLVMModuleRef m;
+} EmitRequest;
+
+static int emit_module(LLVMModuleRef m, Buffer *spirv, char **errmsg) {
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+    *errmsg = format("invalid module: %s", msg);
+    LLVMDisposeMessage(msg);
+    return -1;
+  }
+  LLVMDisposeMessage(msg);
+  return spirv_emit(m, spirv, errmsg);
+}
+
+static __attribute__((noreturn)) void serve_in_child(const EmitRequest *req, int result_fd,
+                                                     int log_fd) {
+  const uint8_t *bitcode = req->bitcode;
+  size_t size = req->size;
   response_fd = result_fd;
   dup2(log_fd, 1);
   dup2(log_fd, 2);
+  LLVMResetFatalErrorHandler(); // whoever forked it: the error is answered on RESULT_FD
+  LLVMInstallFatalErrorHandler(answer_fatal_error);
   // Test-only (test/unit/test_pool.c, lit): a backend crash the worker must survive.
-  if (crash_test_requested(bitcode, size, "CRSC", "backend:")) raise(SIGSEGV);
-  if (crash_test_requested(bitcode, size, NULL, "backend-kill:")) raise(SIGKILL);
+  if (bitcode && crash_test_requested(bitcode, size, "CRSC", "backend:")) raise(SIGSEGV);
+  if (bitcode && crash_test_requested(bitcode, size, NULL, "backend-kill:")) raise(SIGKILL);
   Buffer spirv = {0};
   char *errmsg = NULL;
-  int failed = codegen_request(bitcode, size, &spirv, &errmsg);
-  if (!failed && crash_test_requested(bitcode, size, NULL, "invalid:")) make_invalid_spirv(&spirv);
+  int failed = req->m ? emit_module(req->m, &spirv, &errmsg)
+                     : codegen_request(bitcode, size, &spirv, &errmsg);
+  if (!failed && bitcode && crash_test_requested(bitcode, size, NULL, "invalid:")) make_invalid_spirv(&spirv);
   int rc = !failed ? write_frame(result_fd, WORKER_SPIRV, spirv.data, spirv.size)
                    : write_frame(result_fd, WORKER_ERROR, errmsg, strlen(errmsg));
   _exit(rc ? 3 : 0); // no atexit work: the worker still owns everything shared
@@ -361,10 +368,9 @@ static char *log_tail(int log_fd) {
   return text;
 }
 
-// Serves one request in a child and writes exactly one response frame. The child's
-// answer is relayed only if it is one whole frame; otherwise the worker says why.
-// 0, or a negative errno when the response cannot be written.
-static int serve_request(const uint8_t *bitcode, size_t size) {
+// Serves one request in a child and leaves exactly one whole response frame in *ANSWER: the
+// child's, if it gave one whole frame; otherwise one saying why not.
+static void emit_in_child(const EmitRequest *req, Buffer *answer_out) {
   int pipe_fds[2] = {-1, -1};
   int log_fd = memfd_create("sycl-thinlto-worker-log", MFD_CLOEXEC);
   char *why = NULL;
@@ -387,7 +393,7 @@ static int serve_request(const uint8_t *bitcode, size_t size) {
     // a link killed in the middle of a module leaves no backend running on.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self) _exit(127);
     close(pipe_fds[0]);
-    serve_in_child(bitcode, size, pipe_fds[1], log_fd);
+    serve_in_child(req, pipe_fds[1], log_fd);
   }
   close(pipe_fds[1]);
   pipe_fds[1] = -1;
@@ -413,10 +419,8 @@ static int serve_request(const uint8_t *bitcode, size_t size) {
   // A fatal LLVM error answers, then exits 1; anything else must exit 0 to count.
   bool clean = WIFEXITED(status) &&
                (WEXITSTATUS(status) == 0 || (WEXITSTATUS(status) == 1 && h.kind == WORKER_ERROR));
-  int rc;
   if (whole && clean) {
-    rc = write_all(response_fd, answer.data, answer.size);
-    free(answer.data);
+    *answer_out = answer;
     goto done;
   }
   free(answer.data);
@@ -437,13 +441,43 @@ static int serve_request(const uint8_t *bitcode, size_t size) {
   }
   free(tail);
 answer_why:
-  rc = write_frame(response_fd, WORKER_ERROR, why, strlen(why));
+  *answer_out = (Buffer){0};
+  WorkerFrame frame = {WORKER_MAGIC, WORKER_ERROR, strlen(why)};
+  buffer_append(answer_out, &frame, sizeof frame);
+  buffer_append(answer_out, why, strlen(why));
   free(why);
 done:
   if (pipe_fds[0] >= 0) close(pipe_fds[0]);
   if (pipe_fds[1] >= 0) close(pipe_fds[1]);
   if (log_fd >= 0) close(log_fd);
+}
+
+// One request answered with one response frame. 0, or a negative errno when the response
+// cannot be written.
+static int serve_request(const uint8_t *bitcode, size_t size) {
+  Buffer answer;
+  emit_in_child(&(EmitRequest){bitcode, size, NULL}, &answer);
+  int rc = write_all(response_fd, answer.data, answer.size);
+  free(answer.data);
   return rc;
+}
+
+int spirv_emit_forked(LLVMModuleRef m, Buffer *out, char **errmsg) {
+  pthread_once(&target_once, init_spirv_target); // in the parent: once for every child
+  Buffer answer;
+  emit_in_child(&(EmitRequest){NULL, 0, m}, &answer);
+  WorkerFrame h;
+  memcpy(&h, answer.data, sizeof h);
+  const char *payload = (const char *)answer.data + sizeof h;
+  *out = (Buffer){0};
+  *errmsg = NULL;
+  if (h.kind == WORKER_SPIRV)
+    buffer_append(out, payload, h.size);
+  else
+    *errmsg = xstrndup(payload, h.size);
+  if (!out->data && !*errmsg) buffer_append(out, "", 0);
+  free(answer.data);
+  return *errmsg ? -1 : 0;
 }
 
 // Takes stdin and stdout for the protocol and leaves the process nothing else: every
@@ -471,6 +505,10 @@ static void init_worker(void) {
   LLVMEnablePrettyStackTrace(); // a crashing child leaves a stack dump in its log
   LLVMResetFatalErrorHandler(); // not the linker's (fatal(): its clean-up, its exit)
   LLVMInstallFatalErrorHandler(answer_fatal_error);
+}
+
+void spirv_target_init(void) {
+  pthread_once(&target_once, init_spirv_target);
 }
 
 void spirv_worker_init(void) {

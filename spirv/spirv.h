@@ -15,14 +15,17 @@ extern "C" {
 // worker pool, which runs each module in a fresh fork. 0, or -1 with *errmsg.
 int spirv_emit(LLVMModuleRef m, Buffer *out, char **errmsg);
 // spirv/codegen.c: what a worker's child does with one request (a distributed job too):
-// BITCODE parsed in a context of its own, verified, emitted with spirv_emit (first call only).
-int spirv_emit_bitcode(const uint8_t *bitcode, size_t size, Buffer *out, char **errmsg);
-// spirv/codegen.c: LLVM's fatal errors become "SPIR-V backend failed: LLVM ERROR: ..." passed
-// to REPORT (which must not return), as a worker's child reports them.
-void spirv_on_fatal_error(void (*report)(const char *message));
+// M verified and emitted with spirv_emit in a child forked for it (which has M's copy), as a
+// pool worker's requests are: a process may call it any number of times (fact 9), and a
+// crash or a fatal LLVM error of the backend is the call's error (*errmsg), not the
+// caller's end. M is left as it was. 0, or -1. Single-threaded callers only.
+int spirv_emit_forked(LLVMModuleRef m, Buffer *out, char **errmsg);
 // A SPIR-V worker, forked by hooks/spawner.c: serves codegen requests on stdin/stdout,
 // each in a child forked for it; returns its exit status.
 int worker_main(void);
+// The SPIR-V target registered and its options set, once per process: what a process that
+// forks many one-module emitters (the local distributor) does before its first fork.
+void spirv_target_init(void);
 // What every worker needs set up once (the target, the fatal-error handler): the spawner
 // calls it before it forks any.
 void spirv_worker_init(void);

@@ -105,7 +105,7 @@ static void translation_closed(uv_handle_t *handle) {
       spirv = (Buffer){0};
     }
   }
-  unlink(t->spv_path); // ours, also when partial; the caller keeps what it needs
+  own_remove(t->spv_path); // ours, also when partial; the caller keeps what it needs
   TranslateDone done = t->done;
   void *arg = t->arg;
   free(t->tool);

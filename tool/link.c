@@ -491,8 +491,14 @@ static int run_link(LinkOptions *o) {
   if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
     fatal(NULL, "%s: %s", o->cache_policy_option, why);
   if (o->cache_dir) {
-    if (cache_open(&cache, o->cache_dir, &policy, &why)) fatal(o->cache_dir, "%s", why);
-    cachep = &cache;
+    int rc = cache_open(&cache, o->cache_dir, &policy, &why);
+    if (rc < 0) fatal(o->cache_dir, "%s", why);
+    if (rc > 0) {
+      warning(o->cache_dir, "%s; the link goes on without the cache", why);
+      free(why);
+    } else {
+      cachep = &cache;
+    }
   }
   char *trace_beside_output = NULL;
   if (o->time_trace_flag && !o->time_trace)
@@ -666,7 +672,7 @@ static int run_link(LinkOptions *o) {
   resolution_free(&r);
   input_set_free(&images);
   input_set_free(&inputs);
-  if (cachep) free(cache.dir); // all the link allocated is freed: valgrind finds no leak
+  if (cachep) cache_close(&cache); // all the link allocated is freed: valgrind finds no leak
   return 0;
 }
 

@@ -203,7 +203,7 @@ static int run_step(const WrapperRun *run, const char *step, const StringList *a
   int status = 0;
   int rc = run_tool(list, &output, &status);
   if (response) {
-    if (!o->save_temps) unlink(response);
+    if (!o->save_temps) own_remove(response);
     free((char *)list[1]);
     free(response);
   }
@@ -240,11 +240,7 @@ static int link_device_code(const WrapperRun *run, const StringList *inputs,
                             const char *device_binary) {
   const WrapperOptions *o = &run->o;
   StringList argv = {0};
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) die("cannot find our own executable: %s", strerror(errno));
-  self[n] = 0;
-  strlist_push(&argv, xstrdup(self));
+  strlist_push(&argv, executable_path());
   strlist_push(&argv, xstrdup("link"));
   if (o->jobs > 0) strlist_push(&argv, format("-j%d", o->jobs));
   for (size_t i = 0; i < o->device_link_args.count; i++)
@@ -326,29 +322,17 @@ static int write_device_object(const WrapperOptions *o, const char *wrapper_obje
   return rc ? -1 : 0;
 }
 
-// The host linker's temporary beside OUTPUT, made empty here, exclusively: a name that is
-// taken (a file, a folder, a symbolic link planted there) is passed over, never written
-// through or adopted. (It was only named, and ld wrote through a symbolic link found at that
-// name, host and PID being all it took to guess it.) It is removed on failure: ld writes into
-// it, lld renames its own file over it. NULL after an error naming OUTPUT.
-static char *make_partial_output(const char *output) {
-  for (int tries = 0; tries < 1000; tries++) {
-    char *name = temporary_name(output);
-    remove_on_failure(name); // before it exists: whatever the host linker leaves there
-    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      close(fd);
-      return name;
-    }
-    int e = errno;
-    keep_on_success(name); // not ours
-    free(name);
-    if (e != EEXIST) {
-      error(output, "cannot write the output: %s", strerror(e));
-      return NULL;
-    }
-  }
-  error(output, "cannot write the output: every temporary name beside it is taken");
+// The host linker's temporary beside OUTPUT, made empty here, exclusively, under a name with
+// a random part (base/owned.c): never a file, folder or symbolic link planted there. (It was
+// only named, and ld wrote through a symbolic link found at that name, host and PID being
+// all it took to guess it.) Its descriptor stays open (locked: no other run takes it for a
+// dead one's) until the host link is over: ld writes into the file, lld renames its own over
+// it. NULL after an error naming OUTPUT.
+static char *make_partial_output(const char *output, int *fd) {
+  char *name;
+  *fd = own_create_temporary(output, &name);
+  if (*fd >= 0) return name;
+  error(output, "cannot write the output: %s", strerror(-*fd));
   return NULL;
 }
 
@@ -357,7 +341,8 @@ static char *make_partial_output(const char *output) {
 // after it (the runtime's among them) resolve __sycl_register_lib.
 static int link_host(const WrapperRun *run, const char *wrapper_object, const char *output) {
   const WrapperOptions *o = &run->o;
-  char *partial_output = o->dry_run ? temporary_name(output) : make_partial_output(output);
+  int fd = -1;
+  char *partial_output = o->dry_run ? temporary_name(output) : make_partial_output(output, &fd);
   if (!partial_output) return -1;
   StringList argv = {0};
   strlist_push(&argv, xstrdup(o->linker_path));
@@ -379,6 +364,7 @@ static int link_host(const WrapperRun *run, const char *wrapper_object, const ch
   int rc = run_step(run, "host link", &argv, NULL);
   int moved;
   struct stat st;
+  if (!o->dry_run) own_adopt(partial_output); // what the host linker left there is ours
   if (!rc && !o->dry_run && (lstat(partial_output, &st) != 0 || !st.st_size)) {
     // A "linker" that exits 0 and writes nothing (--linker-path=/bin/true): said as it is,
     // not as a failed rename, nor an empty output.
@@ -388,7 +374,8 @@ static int link_host(const WrapperRun *run, const char *wrapper_object, const ch
     error(output, "cannot write the output: %s", strerror(-moved));
     rc = -1;
   }
-  if (rc && !o->dry_run) unlink(partial_output);
+  if (rc && !o->dry_run) own_remove(partial_output);
+  if (fd >= 0) close(fd);
   strlist_free(&argv);
   free(partial_output);
   return rc;
@@ -448,6 +435,12 @@ int linker_wrapper_main(int argc, char **argv) {
     free(wrapper_object);
     wrapper_object = NULL;
   }
+  own_expect(device_binary); // the device link makes it (with -no-sycl-rdc: DEVICE_BINARY.N)
+  if (temp_dir) { // and its temporaries there, if it is killed before it renames one
+    char *made = format("%s*", device_binary);
+    own_expect(made);
+    free(made);
+  }
 
   // One device link of every input's device code; with --no-sycl-rdc one per input, each
   // unit's code linked on its own (a SYCL_EXTERNAL function of another unit is undefined).
@@ -461,6 +454,7 @@ int linker_wrapper_main(int argc, char **argv) {
     if (o->save_temps) check_output_path(binary, "--save-temps");
     StringList unit = {.items = &device_inputs.items[i], .count = 1};
     strlist_push(&device_binaries, binary);
+    own_expect(binary);
     rc = link_device_code(&run, &unit, binary);
   }
   if (!rc && device_inputs.count) {
@@ -477,10 +471,10 @@ int linker_wrapper_main(int argc, char **argv) {
 
   if (temp_dir) {
     for (size_t i = 0; i < device_binaries.count; i++)
-      unlink(device_binaries.items[i]);
-    if (wrapper_object) unlink(wrapper_object);
+      own_remove(device_binaries.items[i]);
+    if (wrapper_object) own_remove(wrapper_object);
     for (size_t i = 0; i < run.temps.count; i++)
-      unlink(run.temps.items[i]);
+      own_remove(run.temps.items[i]);
     remove_temp_dir(temp_dir);
   }
   strlist_free(&run.temps);

@@ -45,7 +45,7 @@ void open_standard_descriptors(void) {
   for (int fd = 0; fd <= 2; fd++) {
     if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
     if (fd == 1) standard_output_closed = true;
-    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    int opened = own_open_null(fd == 0 ? O_RDONLY : O_WRONLY);
     if (opened >= 0 && opened != fd) {
       dup2(opened, fd);
       close(opened);

@@ -185,12 +185,12 @@ static char *bitcode_triple(const Buffer *file, const char *name) {
 // The fat object with its .llvm.offloading section replaced, written by llvm-objcopy
 // (--update-section keeps every other section and symbol as it is).
 static void write_object(const SplitCommand *c, const Buffer *section) {
-  char *section_file = temporary_name(c->output);
-  char *object_file = temporary_name(c->output); // llvm-objcopy makes it
-  remove_on_failure(object_file);
-  int rc = write_file_atomic(section_file, section->data, section->size);
-  if (rc < 0) fatal(section_file, "cannot write: %s", strerror(-rc));
-  remove_on_failure(section_file);
+  char *section_file, *object_file;
+  int rc = own_write_temporary(c->output, "", section->data, section->size, &section_file);
+  if (rc < 0) fatal(c->output, "cannot write: %s", strerror(-rc));
+  int error = 0;
+  object_file = own_tool_output(c->output, &error); // llvm-objcopy makes it
+  if (!object_file) fatal(c->output, "cannot write: %s", strerror(error));
   char *update = format("%s=%s", offloading_section, section_file);
   const char *argv[] = {
       LLVM_BINDIR "/llvm-objcopy", "--update-section", update, c->input, object_file, NULL};
@@ -204,7 +204,7 @@ static void write_object(const SplitCommand *c, const Buffer *section) {
           (char *)output.data);
   }
   free(output.data);
-  unlink(section_file);
+  own_remove(section_file);
   int moved = replace_file(object_file, c->output);
   if (moved) fatal(c->output, "cannot write output: %s", strerror(-moved));
   keep_on_success(section_file);

@@ -40,3 +40,15 @@ try:
         config.available_features.add("mount")
 except (OSError, subprocess.SubprocessError):
     pass
+# Separate PID namespaces (root): two links that are both PID 1 beside each other (issue 30).
+try:
+    if subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                      timeout=20).returncode == 0:
+        config.available_features.add("pidns")
+except (OSError, subprocess.SubprocessError):
+    pass
+# strace, for the hostile directory test (reliability/hostile-directory.test).
+import shutil
+if shutil.which("strace"):
+    config.available_features.add("strace")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Slurm distributor's tests (issue 26), on the one-host cluster test/slurm/cluster.sh
 # starts (ctest's fixture slurm.cluster; SLURM_CONF names it). Usage:
-#   tests.sh BUILD_DIR WORK_DIR TEST   with TEST one of e2e, faults, shared-cache, cancel, llvm-lto2
+#   tests.sh BUILD_DIR WORK_DIR TEST   with TEST one of e2e, faults, limits, shared-cache, cancel,
+#   llvm-lto2
 # Each link here also runs without Slurm; outputs are compared byte for byte (cmp).
 # Exit status 77 (ctest: skipped) when the cluster could not be started for lack of packages.
 set -euo pipefail
@@ -21,6 +22,9 @@ rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # A link may wait for its step while other tests' steps run; none may take long.
 link() { timeout 300 "$tool" link "$@"; }
+# The cluster declares the host's real cores (cluster.sh): a step of more tasks cannot run.
+cores=$(nproc)
+tasks3=$((cores < 3 ? cores : 3))
 
 objects() { # a per-kernel workload: 3 units of 3 kernels and a device library
   sycl-bench-gen --units 3 --kernels 3 -o w >/dev/null
@@ -36,7 +40,7 @@ e2e)
   # linker-wrapper mode, links its device code on the cluster (the "dtlto" variant, each image
   # a job of a Slurm step): byte for byte the local link's program, and its kernels run on pocl.
   CONFORMANCE_VARIANTS="thinlto dtlto" CONFORMANCE_DISTRIBUTOR=sycl-thinlto-slurm \
-    CONFORMANCE_DISTRIBUTOR_ARGS=--tasks=2 "$root/test/e2e/conformance.sh" "$build" \
+    CONFORMANCE_DISTRIBUTOR_ARGS=--tasks=$((cores < 2 ? 1 : 2)) "$root/test/e2e/conformance.sh" "$build" \
     "$dir/conformance" >conformance.log 2>&1 || { cat conformance.log; fail "e2e programs on Slurm"; }
   programs=$(grep -c ' dtlto ' conformance.log)
   [ "$programs" -ge 7 ] || { cat conformance.log; fail "expected every e2e program"; }
@@ -44,18 +48,19 @@ e2e)
     fail "cross_tu was not linked through sycl-thinlto-slurm"
   echo "e2e: $programs programs linked on Slurm, byte-identical to local links, kernels passed:"
   grep ' dtlto ' conformance.log
-  # Per kernel, with a device library and the step's options: one srun of 3 tasks for 9 jobs.
+  # Per kernel, with a device library and the step's options: one srun of 3 tasks (as many as
+  # the host has cores, up to 3) for 9 jobs.
   objects
   link --split=kernel --device-libs=w/devicelib.bc w/*.o -o local.bin
   link --split=kernel --device-libs=w/devicelib.bc w/*.o -o slurm.bin -v \
-    --distributor=sycl-thinlto-slurm --distributor-arg=--tasks=3 \
+    --distributor=sycl-thinlto-slurm --distributor-arg=--tasks=$tasks3 \
     --distributor-arg=--partition=test --distributor-arg=--time=5 \
     --distributor-arg=--srun-arg=--quiet 2>slurm.log
   cmp local.bin slurm.bin || fail "per kernel: the Slurm link differs from the local one"
   grep -q 'distributor: 9 job(s), attempt 1' slurm.log || fail "9 jobs expected: $(cat slurm.log)"
   ! grep -q 'attempt 2' slurm.log || fail "no job should have run twice"
   ! ls -d slurm.bin.jobs.* 2>/dev/null || fail "the jobs' files were left behind"
-  echo "per kernel: 9 jobs in one srun step of 3 tasks, output identical"
+  echo "per kernel: 9 jobs in one srun step of $tasks3 tasks, output identical"
   ;;
 faults)
   objects
@@ -85,6 +90,68 @@ faults)
   grep -q "the distributor exited with status" bad.log && grep -qi "partition" bad.log ||
     fail "unexpected message: $(cat bad.log)"
   echo "no such partition: $(grep -i -m1 'invalid\|partition' bad.log | sed 's/^ *//')"
+  ;;
+limits)
+  # The distributor reached through a symbolic link on PATH finds its runner beside the script
+  # itself (it looked beside the link, and the link failed).
+  objects
+  link --split=kernel --device-libs=w/devicelib.bc w/*.o -o local.bin
+  mkdir path && ln -s "$build/bin/sycl-thinlto-slurm" path/sycl-thinlto-slurm
+  PATH=$PWD/path:$PATH link --split=kernel --device-libs=w/devicelib.bc w/*.o -o linked.bin \
+    -v --distributor=sycl-thinlto-slurm 2>linked.log || { cat linked.log; fail "through a link"; }
+  grep -q "distributor: 9 job(s), attempt 1: $PWD/path/sycl-thinlto-slurm" linked.log ||
+    fail "the symbolic link on PATH was not the distributor: $(cat linked.log)"
+  cmp local.bin linked.bin || fail "through a symbolic link: the output differs"
+  echo "through a symbolic link on PATH: output identical"
+  # By default the step is sized to the partition: on a host of 1 to 3 cores, as many tasks.
+  link --split=kernel --device-libs=w/devicelib.bc w/*.o -o sized.bin --save-temps \
+    --distributor=sycl-thinlto-slurm --distributor-arg=--srun-arg=--verbose 2>sized.log ||
+    { cat sized.log; fail "the default step"; }
+  cmp local.bin sized.bin || fail "the default step: the output differs"
+  want=$((cores < 4 ? cores : 4))
+  grep -q "ntasks *: *$want\$" sized.bin.jobs.*/distributor.1.log ||
+    fail "expected $want tasks: $(grep ntasks sized.bin.jobs.*/distributor.1.log)"
+  echo "the default step: $want task(s) on $cores core(s), output identical"
+  # More tasks than the host has cores: an error before anything is queued, naming the limit
+  # and the options to change (Slurm queued it with reason PartitionConfig, forever).
+  start=$SECONDS
+  if link w/*.o -o big.bin --distributor=sycl-thinlto-slurm \
+    --distributor-arg=--tasks=$((cores + 1)) 2>big.log; then
+    fail "a step of more tasks than cores ran"
+  fi
+  grep -q "sycl-thinlto-slurm: --tasks=$((cores + 1)) of 1 CPU(s) each cannot run at once on partition 'test' (.*): it holds $cores such task(s); change --tasks=" big.log ||
+    fail "unexpected message: $(cat big.log)"
+  grep -q "the distributor exited with status 1" big.log || fail "no error: $(cat big.log)"
+  if link w/*.o -o big.bin --distributor=sycl-thinlto-slurm \
+    --distributor-arg=--cpus-per-task=$((cores + 1)) 2>wide.log; then
+    fail "a task of more CPUs than the node has ran"
+  fi
+  grep -q "no usable node of partition 'test' (.*) can run a task of $((cores + 1)) CPU(s)" \
+    wide.log || fail "unexpected message: $(cat wide.log)"
+  # One Slurm sees only when it is queued (srun's own --ntasks): its pending reason says it
+  # never runs, and the step is cancelled at once with that reason.
+  if link w/*.o -o never.bin --distributor=sycl-thinlto-slurm \
+    --distributor-arg=--srun-arg=--ntasks=$((cores * 2)) 2>never.log; then
+    fail "a step Slurm cannot place ran"
+  fi
+  grep -q "can never start as asked (Slurm's pending reason: PartitionConfig); change --tasks=" \
+    never.log || fail "unexpected message: $(cat never.log)"
+  [ ! -e big.bin ] && [ ! -e never.bin ] || fail "an output was left behind"
+  [ $((SECONDS - start)) -lt 60 ] || fail "the steps that cannot start took $((SECONDS - start)) s"
+  echo "steps that cannot fit: $(grep -o 'sycl-thinlto-slurm: --tasks=.*task(s)' big.log)"
+  # A step that waits for cores others hold fails after --start-timeout, with the reason.
+  sbatch --quiet --job-name=hog --cpus-per-task="$cores" --output=/dev/null --wrap='sleep 120'
+  for _ in $(seq 100); do squeue --noheader --name=hog --states=R | grep -q . && break; sleep 0.1; done
+  if link w/*.o -o wait.bin --distributor=sycl-thinlto-slurm \
+    --distributor-arg=--start-timeout=2 2>wait.log; then
+    scancel --name=hog; fail "a step ran on a node that was full"
+  fi
+  scancel --name=hog
+  grep -q "did not start within --start-timeout=2 s (Slurm's pending reason: \(Resources\|Priority\|None\))" \
+    wait.log || fail "unexpected message: $(cat wait.log)"
+  for _ in $(seq 100); do [ -z "$(squeue --noheader)" ] && break; sleep 0.1; done
+  [ -z "$(squeue --noheader)" ] || fail "jobs left in the queue: $(squeue)"
+  echo "a step that waits: $(grep -o 'did not start.*reason: [A-Za-z]*)' wait.log)"
   ;;
 shared-cache)
   # Eight links in eight Slurm jobs, each with the Slurm distributor (a step of its own

@@ -21,8 +21,13 @@ static void key_of(const char *a, const char *b, char key[CACHE_KEY_SIZE]) {
   cache_hash_final(&h, key);
 }
 
+// Where the entry KIND-KEY of the cache DIR is (base/cache.c's layout).
+static char *entry_file(const char *dir, const char *kind, const char *key) {
+  return format("%s/sycl-thinlto-3/%.2s/%s-%s", dir, key, kind, key);
+}
+
 static void corrupt(const char *dir, const char *key, long offset, bool shorten) {
-  char *path = format("%s/spirv-%s", dir, key);
+  char *path = entry_file(dir, "spirv", key);
   if (shorten) {
     if (truncate(path, offset) != 0) perror("truncate");
   } else {
@@ -66,7 +71,7 @@ int main(void) {
         "it reads back");
   free(got.data);
 
-  corrupt(dir, k1, 55, false);
+  corrupt(dir, k1, 3, false);
   check(cache_get(&c, "spirv", k1, &got) == -1, "a corrupted payload is a miss");
   cache_put(&c, "spirv", k1, &v);
   check(cache_get(&c, "spirv", k1, &got) == 0, "rewriting repairs it");
@@ -75,8 +80,8 @@ int main(void) {
   check(cache_get(&c, "spirv", k1, &got) == -1, "a truncated entry is a miss");
 
   // Foreign entries: another key's or another kind's intact entry under this name, a FIFO.
-  char *p1 = format("%s/spirv-%s", dir, k1), *p2 = format("%s/spirv-%s", dir, k2);
-  char *p3 = format("%s/image-%s", dir, k1);
+  char *p1 = entry_file(dir, "spirv", k1), *p2 = entry_file(dir, "spirv", k2);
+  char *p3 = entry_file(dir, "image", k1);
   cache_put(&c, "spirv", k2, &v);
   check(rename(p2, p1) == 0 && cache_get(&c, "spirv", k1, &got) == -1,
         "another key's entry is a miss");
@@ -107,28 +112,78 @@ int main(void) {
   check(left == 2, "pruning keeps cache_size_files=2 entries");
   check(cache_get(&c, "spirv", k2, &got) == -1, "the least recently used entry went first");
 
-  // libLTO's directory is pruned by the same policy (libLTO's own pruning is off); the
-  // temporary a concurrent link is writing is left alone.
-  const char *lto_names[] = {"llvmcache-A", "llvmcache-B", "llvmcache-C",
-                             "llvmcache-B.temp-stream-1"};
-  time_t now = time(NULL);
-  for (int i = 0; i < 4; i++) {
-    char *path = format("%s/thinlto/%s", dir, lto_names[i]);
+  // Pruning touches only files named as entries, as regular files: a user's files, a link
+  // named as an entry and a temporary being written are left alone.
+  char *shard = format("%s/sycl-thinlto-3/%.2s", dir, k1);
+  const char *user_files[] = {"my-notes.txt", "build-log", "report-2024", "spirv-1234", NULL};
+  for (int i = 0; user_files[i]; i++) {
+    char *path = format("%s/%s", shard, user_files[i]);
     FILE *f = fopen(path, "w");
-    if (f) fputs("bitcode", f), fclose(f);
-    struct timeval age[2] = {{now - 300 + 100 * i, 0}, {now - 300 + 100 * i, 0}};
-    if (i < 3) utimes(path, age);
+    if (f) fputs("the user's", f), fclose(f);
     free(path);
   }
-  cache_prune(&c);
-  bool kept[4];
-  for (int i = 0; i < 4; i++) {
-    char *path = format("%s/thinlto/%s", dir, lto_names[i]);
-    kept[i] = access(path, F_OK) == 0;
+  char *victim = format("%s/victim", dir);
+  char *planted = format("%s/spirv-%064d", shard, 7);
+  char *temporary = format("%s/spirv-%064d.tmp.host.1.1", shard, 8);
+  FILE *f = fopen(victim, "w");
+  if (f) fputs("the user's", f), fclose(f);
+  f = fopen(temporary, "w");
+  if (f) fputs("being written", f), fclose(f);
+  check(symlink(victim, planted) == 0, "a link named as an entry");
+  policy.max_files = 0;
+  policy.max_bytes = 1; // every entry goes
+  Cache tight = c;
+  tight.policy = policy;
+  cache_prune(&tight);
+  check(cache_get(&c, "spirv", k1, &got) == -1, "cache_size_bytes=1 prunes every entry");
+  bool kept = true;
+  for (int i = 0; user_files[i]; i++) {
+    char *path = format("%s/%s", shard, user_files[i]);
+    kept = kept && access(path, F_OK) == 0;
     free(path);
   }
-  check(!kept[0] && kept[1] && kept[2], "libLTO's entries are pruned to cache_size_files=2");
-  check(kept[3], "a temporary being written is not pruned");
+  check(kept, "files not named as entries are not pruned");
+  struct stat st;
+  check(lstat(planted, &st) == 0 && access(victim, F_OK) == 0, "a link is neither followed nor pruned");
+  check(access(temporary, F_OK) == 0, "a temporary being written is not pruned");
+  free(victim), free(planted), free(temporary), free(shard);
+
+  // A cached result libLTO hands back as the file it is: cut to its payload when intact.
+  Buffer entry = {0}, payload = {.data = (uint8_t *)"bitcode", .size = 7};
+  cache_put(&c, "thinlto", k4, &payload);
+  char *k4_file = entry_file(dir, "thinlto", k4);
+  check(map_file(k4_file, &entry) == 0 && cache_take_payload("thinlto", k4, &entry) == 0 &&
+            entry.size == 7 && !memcmp(entry.data, "bitcode", 7),
+        "an intact entry gives its payload");
+  buffer_free(&entry);
+  check(map_file(k4_file, &entry) == 0 && cache_take_payload("thinlto", k1, &entry) == -1 &&
+            entry.size == 7 + 52,
+        "another key's entry does not");
+  buffer_free(&entry);
+  free(k4_file);
+  cache_close(&c);
+
+  // A folder that holds files but no CACHEDIR.TAG is refused; a missing one is made with the
+  // folders above it, and tagged.
+  char *untagged = format("%s/untagged", dir), *deep = format("%s/a/b/c", dir);
+  mkdir(untagged, 0777);
+  char *note = format("%s/notes", untagged);
+  f = fopen(note, "w");
+  if (f) fclose(f);
+  check(cache_open(&c, untagged, &policy, &errmsg) == -1 && strstr(errmsg, "CACHEDIR.TAG"),
+        "an untagged folder of files is refused");
+  free(errmsg);
+  check(cache_open(&c, deep, &policy, &errmsg) == 0, "a missing folder is made with its parents");
+  char *tag = format("%s/CACHEDIR.TAG", deep);
+  Buffer text = {0};
+  check(read_file(tag, &text) == 0 && text.size > 43 &&
+            !memcmp(text.data, "Signature: 8a477f597d28d172789f06886806bc55", 43),
+        "and tagged");
+  free(text.data);
+  cache_close(&c);
+  check(cache_open(&c, deep, &policy, &errmsg) == 0, "a tagged folder opens");
+  cache_close(&c);
+  free(untagged), free(deep), free(note), free(tag);
 
   // Payload records: what is written reads back; a cut record is "bad", not a crash.
   Buffer rec = {0};

@@ -102,6 +102,27 @@ int main(void) {
   remove_failure_paths();
   check(access(d3, F_OK) != 0, "a failure removes a folder of ours with what we made in it");
 
+  // By a folder's descriptor (the cache's way).
+  int dir = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  check(own_create_at(dir, "link", 0666) == -EEXIST, "own_create_at refuses a link");
+  int fd = own_create_at(dir, "at.tmp", 0666);
+  check(fd >= 0, "own_create_at makes a new file");
+  close(fd);
+  check(own_rename_at(dir, "at.tmp", dir, "link", false) == 0 && !is_link(link) &&
+            victim_intact(victim),
+        "own_rename_at replaces a link, its target untouched");
+  check(own_remove_at(dir, "victim") == -EPERM && victim_intact(victim),
+        "own_remove_at keeps a file this run did not make");
+  check(own_remove_at(dir, "link") == 0 && access(link, F_OK) != 0,
+        "own_remove_at removes one it made");
+  struct stat seen;
+  lstat(victim, &seen);
+  check(own_remove_seen_at(dir, "swapped", &seen) == -EPERM && victim_intact(swapped),
+        "own_remove_seen_at keeps what is not what was seen");
+  check(own_remove_seen_at(dir, "victim", &seen) == 0 && access(victim, F_OK) != 0,
+        "own_remove_seen_at removes what was seen");
+  close(dir);
+
   unlink(planted);
   rmdir(d1);
   return checks_result();

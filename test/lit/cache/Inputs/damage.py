@@ -1,5 +1,5 @@
-# Damages every entry of a --cache-dir (ours "KIND-KEY" and libLTO's thinlto/llvmcache-KEY)
-# in one way: damage.py MODE DIR. Temporaries, stamps and sidecar directories are left alone.
+# Damages every entry of a --cache-dir (sycl-thinlto-3/XX/KIND-KEY, libLTO's results as
+# "thinlto-KEY") in one way: damage.py MODE DIR. Temporaries, stamps and the tag are left alone.
 # Damaged files keep their times: the damage is not something a link just wrote.
 import os
 import sys
@@ -10,12 +10,16 @@ mode, root = sys.argv[1], sys.argv[2]
 def entries():
     """Every cache entry, grouped by kind, in a stable order."""
     kinds = {}
-    for d, prefix in ((root, ""), (os.path.join(root, "thinlto"), "llvmcache")):
+    top = os.path.join(root, "sycl-thinlto-3")
+    for shard in sorted(os.listdir(top)):
+        d = os.path.join(top, shard)
+        if len(shard) != 2 or not os.path.isdir(d):
+            continue
         for name in sorted(os.listdir(d)):
             path = os.path.join(d, name)
             if "-" not in name or "." in name or not os.path.isfile(path):
                 continue
-            kinds.setdefault(prefix or name.split("-")[0], []).append(path)
+            kinds.setdefault(name.split("-")[0], []).append(path)
     return kinds
 
 
@@ -36,7 +40,7 @@ for kind, paths in kinds.items():
         if mode == "rotate":  # another key's intact entry of the same kind
             rewrite(path, contents[(i + 1) % len(paths)] if len(paths) > 1 else b"")
         elif mode == "foreign-kind":  # an intact entry of another kind
-            other = [k for k in kinds if k not in (kind, "llvmcache")][0]
+            other = [k for k in kinds if k != kind][0]
             rewrite(path, original[other][i % len(original[other])])
         elif mode == "flip":  # one byte changed in the middle
             b = bytearray(data)
