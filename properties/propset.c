@@ -263,8 +263,8 @@ int base64_decode_intel(const char *text, size_t len, Buffer *out) {
 // A bit vector's bit count (SYCL/kernel param opt: the runtime takes it for the kernel's
 // number of arguments) has no place in upstream's JSON, whose byte arrays are whole bytes: it
 // goes in a set of its own, "sycl-thinlto/bit counts of SET", NAME -> bits, written only for a
-// set that holds one, and folded back in by the reader. Upstream's reader takes it for one
-// more set, which intel's runtime does not look up.
+// set that holds one, and folded back in by the reader (a wrong one is an error). Upstream's
+// reader takes it for one more set, which intel's runtime does not look up.
 static const char bit_counts_prefix[] = "sycl-thinlto/bit counts of ";
 
 static bool has_bit_vector(const PropertySet *s) {
@@ -289,6 +289,10 @@ json_t *propsets_to_json_value(const PropertySets *p) {
   qsort(sets, p->count, sizeof *sets, compare_set_names);
   for (size_t i = 0; i < p->count; i++) {
     const PropertySet *s = sets[i];
+    // The bit counts' sets are this writer's own, made from the properties' bits below: one
+    // read from elsewhere (a .prop file) is not written again (it would be read back as
+    // counts, or refused).
+    if (!strncmp(s->name, bit_counts_prefix, sizeof bit_counts_prefix - 1)) continue;
     json_t *set = json_new_object();
     const Property **props = xcalloc(s->count + 1, sizeof *props);
     for (size_t j = 0; j < s->count; j++)
