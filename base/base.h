@@ -53,6 +53,7 @@ void warning(const char *what, const char *fmt, ...) __attribute__((format(print
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); // only with -v
 void inform(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3))); // always
 int error_count(void);
+int warning_count(void); // warnings reported so far (a link that warned is not recorded)
 // A line of status on a terminal's stderr that the next one replaces (progress): TEXT without
 // a newline, or NULL to clear it. A message printed meanwhile clears it first.
 void status_line(const char *text);
@@ -603,6 +604,9 @@ void bridge_use_init_array(LLVMTargetMachineRef tm);
 // base/bridge.cpp: llvm-c cannot read a bitcode file's LTO form (llvm::getBitcodeLTOInfo).
 // 0 and *is_thinlto (it has a ThinLTO summary), or -1 if DATA is not bitcode.
 int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool *is_thinlto);
+// base/bridge.cpp: llvm-c cannot read a bitcode file's triple without parsing its module
+// (llvm::getBitcodeTargetTriple). The triple (malloc'd), or NULL if DATA is not bitcode.
+char *bridge_bitcode_triple(const uint8_t *data, size_t size);
 // base/bridge.cpp: llvm-c cannot verify a module between reading its bodies and the reader's
 // own checks (which end the process on an invalid module with debug info). Reads DATA whole
 // and verifies it: 0 with *out, or -1 with *errmsg ("invalid bitcode: ..." or "invalid

@@ -96,6 +96,19 @@ extern "C" int bridge_bitcode_is_thinlto(const uint8_t *data, size_t size, bool 
   return 0;
 }
 
+// Gap: llvm-c reads a module's triple only by parsing the module (llvm::getBitcodeTargetTriple
+// reads the header's record alone). The prepare stage trusts no key for what it hands libLTO.
+extern "C" char *bridge_bitcode_triple(const uint8_t *data, size_t size) {
+  llvm::MemoryBufferRef buffer(llvm::StringRef(reinterpret_cast<const char *>(data), size),
+                               "bitcode");
+  llvm::Expected<std::string> triple = llvm::getBitcodeTargetTriple(buffer);
+  if (!triple) {
+    llvm::consumeError(triple.takeError());
+    return nullptr;
+  }
+  return xstrdup(triple->c_str());
+}
+
 // Gap: llvm-c installs a handler for report_fatal_error only (LLVMInstallFatalErrorHandler);
 // an allocation LLVM cannot make (report_bad_alloc_error) aborts the process. A malformed
 // bitcode record can ask for that much: 34 GB for one bit changed in a 2.6 KB module

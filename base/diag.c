@@ -50,11 +50,23 @@ void error(const char *what, const char *fmt, ...) {
   pthread_mutex_unlock(&diag_lock);
 }
 
+static int warnings;
+
 void warning(const char *what, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vreport("warning", what, fmt, ap);
   va_end(ap);
+  pthread_mutex_lock(&diag_lock);
+  warnings++;
+  pthread_mutex_unlock(&diag_lock);
+}
+
+int warning_count(void) {
+  pthread_mutex_lock(&diag_lock);
+  int n = warnings;
+  pthread_mutex_unlock(&diag_lock);
+  return n;
 }
 
 void inform(const char *what, const char *fmt, ...) {

@@ -100,6 +100,21 @@ static void prepare_key(const LinkModule *m, const Resolution *r, const StringLi
   cache_hash_final(&h, key);
 }
 
+// An image split before this link (the sycl-split key: by `split`, or at compile time by
+// tool/offload_binary.c) is as the link's own split writes it when its bitcode has a ThinLTO
+// summary and the canonical triple: both read from the bitcode (its header and block list,
+// not its module), not from keys, which anyone can write.
+static bool split_before(const InputImage *in) {
+  bool marked = false, thin = false;
+  for (size_t k = 0; k < in->num_keys && !marked; k++)
+    marked = !strcmp(in->keys[k].key, SPLIT_KEY);
+  if (!marked || bridge_bitcode_is_thinlto(in->data, in->size, &thin) || !thin) return false;
+  char *triple = bridge_bitcode_triple(in->data, in->size);
+  bool canonical = triple && !strcmp(triple, SPIRV_TRIPLE);
+  free(triple);
+  return canonical;
+}
+
 // Runs on a worker thread: reads the shared resolution, writes only module I.
 static void prepare_one(void *arg, size_t i) {
   const PrepareJob *job = arg;
@@ -108,9 +123,11 @@ static void prepare_one(void *arg, size_t i) {
   LinkModule *m = &r->modules[i];
   StringList aspects = {0};
   entry_aspects(m, job->program, &aspects);
-  // An image the link's split wrote is parsed and written again only to change it: most have
-  // nothing to drop, mark or make noinline, and go to libLTO as the split wrote them.
-  if (m->input->link_ready && !aspects.count && !loses_definitions(m, r) &&
+  // An image the link's split wrote (or one split before) is parsed and written again only
+  // to change it: most have nothing to drop, mark or make noinline, and go to libLTO as the
+  // split wrote them.
+  if ((m->input->link_ready || split_before(m->input)) && !aspects.count &&
+      !loses_definitions(m, r) &&
       (m->dummy || !m->virtual_functions.count)) {
     m->passed_on = true;
     m->prepared.size = m->input->size;

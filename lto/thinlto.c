@@ -257,13 +257,16 @@ static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *
   return unreadable;
 }
 
-void thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
-               CompletionSources *sources) {
+size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
   set_debug_options(opts);
-  // A cache entry that fails its hash was removed; one that passes it but does not read as
-  // bitcode is found by indexing. Either way the link is redone without reusing entries, and
-  // the ones it computes replace them.
-  size_t damaged = thin_link_once(r, opts, optimized, true);
+  return thin_link_once(r, opts, optimized, true);
+}
+
+void thin_link_verify(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+                      size_t damaged, CompletionSources *sources) {
+  // A cache entry that fails its hash was removed by thin_link; one that passes it but does
+  // not read as bitcode is found by indexing. Either way the link is redone without reusing
+  // entries, and the ones it computes replace them.
   size_t unreadable = damaged ? 0 : index_results(r, opts, optimized, sources);
   if ((damaged || unreadable) && opts->cache) {
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");

@@ -102,11 +102,13 @@ typedef struct {
 
 // --cache-dir: a split input's images are reused while its bytes and the split options are
 // the same. Entry: a flag "already split", then per image its bitcode, kernels, exports,
-// set name ("" for none) and dummy flag, each a u64-length record.
+// set name ("" for none), dummy flag and whole-program facts (SplitOptions.facts; empty
+// without), each a u64-length record. With the facts, a relink's facts stage reads no
+// module of an unchanged input.
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v9"); // v9: no entries for malformed SYCL metadata
+  cache_hash_tool(&h, "split v10"); // v10: the facts; v9: none for malformed SYCL metadata
   char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
                          o->canonical_triple);
   cache_hash_string(&h, options);
@@ -129,6 +131,7 @@ static void store_split(const Cache *c, const char *key, bool already, const Spl
     record_put(&b, im->virtual_set ? im->virtual_set : "",
                im->virtual_set ? strlen(im->virtual_set) : 0);
     record_put(&b, &(uint8_t){im->dummy}, 1);
+    record_put(&b, im->facts.data ? (const void *)im->facts.data : "", im->facts.size);
   }
   cache_store(c, "split", key, &b);
   free(b.data);
@@ -161,6 +164,12 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
     if (data && size) im->virtual_set = xstrndup((const char *)data, size);
     data = record_get(&rd, &size);
     if (data && size == 1) im->dummy = data[0];
+    data = record_get(&rd, &size);
+    if (data && size) {
+      im->facts.data = xmalloc(size);
+      memcpy(im->facts.data, data, size);
+      im->facts.size = size;
+    }
   }
   ok = ok && !rd.bad && (head[1] == 0 || r->images) && r->count == head[1];
   if (ok)

@@ -100,7 +100,7 @@ typedef struct {
   StringList library_paths;
   const char *reproduce; // --reproduce=FILE.tar
   // The arguments as the parser grouped them, for --reproduce's response file.
-  struct ArgGroup { int start, end; bool input; } *groups;
+  ArgGroup *groups;
   size_t num_groups;
   const char *distributor; // --distributor, resolved
   StringList distributor_args;
@@ -109,7 +109,7 @@ typedef struct {
 
 static void add_group(LinkOptions *o, int start, int end, bool input) {
   o->groups = xrealloc(o->groups, (o->num_groups + 1) * sizeof *o->groups);
-  o->groups[o->num_groups++] = (struct ArgGroup){start, end, input};
+  o->groups[o->num_groups++] = (ArgGroup){start, end, input};
 }
 
 // LLVM-style tools accept -name as well as --name (option_value does for -name=value).
@@ -421,7 +421,7 @@ static void write_reproducer(const LinkOptions *o, char **argv) {
   Reproducer r;
   reproducer_begin(&r, o->reproduce);
   for (size_t g = 0; g < o->num_groups; g++) {
-    const struct ArgGroup *group = &o->groups[g];
+    const ArgGroup *group = &o->groups[g];
     const char *arg = argv[group->start];
     if (group->input) {
       reproducer_arg(&r, reproducer_file(&r, arg));
@@ -456,158 +456,243 @@ static void write_reproducer(const LinkOptions *o, char **argv) {
   reproducer_write(&r);
 }
 
-static int run_link(LinkOptions *o) {
+// The link's state: what every stage reads, worked out once from the options before the first
+// stage (link_begin), and what each stage leaves for the next. The options are not changed.
+typedef struct {
+  const LinkOptions *o;
+  // Worked out once, before the first stage.
+  int jobs;                 // -j, or every core
+  char *distributor;        // --distributor, resolved; NULL for local workers
+  const char *llvm_spirv;   // the translator, with --spirv-tool=translator
+  Cache cache;              // --cache-dir's, when cachep is set
+  const Cache *cachep;      // NULL without --cache-dir
+  char *time_trace;         // where the trace goes, or NULL
+  SplitOptions split;       // the split stage's options, and regroup's and full LTO's
+  ThinLinkOptions thin;     // the thin link's and its verification's
+  StringList device_libs;   // --device-libs, found on the library paths
+  StringList files;         // with relinks: the inputs, then the device libraries
+  double start;             // when the first stage began
+  Relink relink;            // --cache-dir: the last link's record (tool/relink.c)
+  bool relinks;             // the link may be recorded, and reuse a record
+  bool reused;              // unchanged: the last link's output was written again
+  // The stages' results, in the order they are made.
+  InputSet inputs;          // input: every device image; split and regroup replace some
+  size_t files_read;        // input: the files read (the split adds its images' bytes)
+  ProgramFacts *program;    // facts: what no unit sees alone; freed after prepare
+  Resolution r;             // resolve: the modules, who defines what, what is emitted
+  size_t input_modules;     // resolve: the modules linked (before full LTO's split)
+  FullModule full;          // fulllink, optimize: full LTO's one module
+  InputSet images;          // full LTO's split images, which the hooks' modules point to
+  Buffer *optimized;        // thinlink (or full LTO's split): each module's optimized bitcode
+  CompletionSources sources; // where completion finds definitions: every optimized module
+  size_t damaged;           // thinlink: results taken from damaged ThinLTO cache entries
+  size_t emitted;           // hooks: the images made, one per emitted module
+  ImageResult *results;
+  OutputImage *outputs;
+  OutputWriter output;
+  char *jobs_dir;           // --distributor: the jobs' files, beside the output
+} Link;
+
+// Every check that needs no input, and what the stages share, before the first stage: a
+// wrong option fails here, not after minutes of work.
+static void link_begin(Link *l, const LinkOptions *o, char **argv) {
+  *l = (Link){.o = o, .jobs = o->jobs, .llvm_spirv = o->llvm_spirv, .split = o->split};
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
   refuse_stdout_output(o->output);
   if (!o->inputs.count) fatal(NULL, "no input files");
   if (o->triple && !is_spirv_triple(o->triple))
     fatal(NULL, "unsupported target triple '%s': sycl-thinlto links spirv64 and spir64 images",
           o->triple);
-  if (o->jobs <= 0) o->jobs = (int)uv_available_parallelism();
-  char *distributor = NULL;
+  if (l->jobs <= 0) l->jobs = (int)uv_available_parallelism();
   if (o->distributor) {
     char *why;
     if (o->tool == SPIRV_TRANSLATOR)
       fatal(NULL, "--distributor: the jobs emit SPIR-V with the backend; not with "
                   "--spirv-tool=translator");
-    if (!(distributor = distributor_resolve(o->distributor, &why)))
+    if (!(l->distributor = distributor_resolve(o->distributor, &why)))
       fatal(o->distributor, "%s", why);
   }
   if (o->tool == SPIRV_TRANSLATOR) {
     char *why;
-    if (!o->llvm_spirv) o->llvm_spirv = "llvm-spirv";
-    if (translator_check_version(o->llvm_spirv, &why)) fatal(o->llvm_spirv, "%s", why);
-  } else if (!distributor) {
-    // The SPIR-V workers' parent, forked now: no thread, no temporary file, no handler yet.
-    int rc = spawner_start();
-    if (rc) fatal(NULL, "cannot start the SPIR-V worker spawner: %s", strerror(-rc));
+    if (!l->llvm_spirv) l->llvm_spirv = "llvm-spirv";
+    if (translator_check_version(l->llvm_spirv, &why)) fatal(l->llvm_spirv, "%s", why);
   }
   LLVMInstallFatalErrorHandler(llvm_fatal_error);
   check_output_writable(o->output);
-  Cache cache, *cachep = NULL;
   CachePolicy policy;
   char *why;
   // Checked without --cache-dir too: a mistyped policy must not pass unnoticed.
   if (cache_parse_policy(o->cache_policy ? o->cache_policy : "", &policy, &why))
     fatal(NULL, "%s: %s", o->cache_policy_option, why);
   if (o->cache_dir) {
-    int rc = cache_open(&cache, o->cache_dir, &policy, &why);
+    int rc = cache_open(&l->cache, o->cache_dir, &policy, &why);
     if (rc < 0) fatal(o->cache_dir, "%s", why);
     if (rc > 0) {
       warning(o->cache_dir, "%s; the link goes on without the cache", why);
       free(why);
     } else {
-      cachep = &cache;
+      l->cachep = &l->cache;
     }
   }
-  char *trace_beside_output = NULL;
-  if (o->time_trace_flag && !o->time_trace)
-    o->time_trace = trace_beside_output = format("%s.time-trace", o->output);
+  for (size_t i = 0; i < o->device_libs.count; i++)
+    strlist_push(&l->device_libs, find_device_lib(o, o->device_libs.items[i]));
+  // The split stage's share of the link's options.
+  l->split.allow_dependencies = o->allow_dependencies;
+  l->split.cache = l->cachep;
+  l->split.facts = true;            // read while each image is in memory, for the facts stage
+  l->split.canonical_triple = true; // what prepare would set: most images skip it (prepare.c)
+  l->thin = (ThinLinkOptions){
+      .jobs = l->jobs, .import_instr_limit = o->import_instr_limit, .cache = l->cachep};
+  l->time_trace = o->time_trace      ? xstrdup(o->time_trace)
+                  : o->time_trace_flag ? format("%s.time-trace", o->output)
+                                       : NULL;
   progress_begin(progress_wanted(o->no_progress));
-  if (o->time_trace) {
+  if (l->time_trace) {
     trace_set_granularity(o->time_trace_granularity * 1e-6);
     trace_start();
   }
-  double start = now_seconds();
+  l->start = now_seconds();
+  // What the output depends on besides its files is in the key; --save-temps, --stats and
+  // an external translator say or write more than the output.
+  l->relinks = l->cachep && !o->save_temps && !o->stats && o->tool != SPIRV_TRANSLATOR;
+  if (l->relinks) {
+    for (size_t i = 0; i < o->inputs.count; i++)
+      strlist_push(&l->files, xstrdup(o->inputs.items[i]));
+    for (size_t i = 0; i < l->device_libs.count; i++)
+      strlist_push(&l->files, xstrdup(l->device_libs.items[i]));
+    relink_begin(&l->relink, l->cachep, argv, o->groups, o->num_groups, &l->files, o->output);
+  }
+}
 
+// A link of inputs unchanged since the last link of the same options gives that link's
+// output again, at the cost of one stat per input (tool/relink.c).
+static void check_unchanged(Link *l) {
+  l->reused = relink_reuse(&l->relink);
+}
+
+// The SPIR-V workers' parent, forked now: no thread, no temporary file, no handler yet.
+static void start_workers(Link *l) {
+  if (l->o->tool == SPIRV_TRANSLATOR || l->distributor) return;
+  int rc = spawner_start();
+  if (rc) fatal(NULL, "cannot start the SPIR-V worker spawner: %s", strerror(-rc));
+}
+
+// Every device image of every input: bitcode, OffloadBinary, fat object, archive.
+static void read_inputs(Link *l) {
   // Until the facts stage has verified every module, LLVM reads untrusted bytes: a malformed
   // count in a small module must not take the machine's memory (read_memory_ceiling_begin).
   uint64_t input_bytes = 0;
-  for (size_t i = 0; i < o->inputs.count; i++)
-    input_bytes += file_size(o->inputs.items[i]);
-  for (size_t i = 0; i < o->device_libs.count; i++)
-    input_bytes += file_size(o->device_libs.items[i]);
+  for (size_t i = 0; i < l->o->inputs.count; i++)
+    input_bytes += file_size(l->o->inputs.items[i]);
+  for (size_t i = 0; i < l->device_libs.count; i++)
+    input_bytes += file_size(l->device_libs.items[i]);
   read_memory_ceiling_begin(input_bytes);
-
-  // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
-  InputSet inputs = {.for_link = true};
-  STAGE("input", {
-    for (size_t i = 0; i < o->inputs.count; i++)
-      read_input_file(&inputs, o->inputs.items[i], false);
-    for (size_t i = 0; i < o->device_libs.count; i++) {
-      char *path = find_device_lib(o, o->device_libs.items[i]);
-      read_input_file(&inputs, path, true);
-      free(path);
-    }
-  });
+  l->inputs = (InputSet){.for_link = true};
+  for (size_t i = 0; i < l->o->inputs.count; i++)
+    read_input_file(&l->inputs, l->o->inputs.items[i], false);
+  for (size_t i = 0; i < l->device_libs.count; i++)
+    read_input_file(&l->inputs, l->device_libs.items[i], true);
   size_t user_images = 0;
-  for (size_t i = 0; i < inputs.count; i++)
-    user_images += !inputs.items[i].is_library;
+  for (size_t i = 0; i < l->inputs.count; i++)
+    user_images += !l->inputs.items[i].is_library;
   if (!user_images) fatal(NULL, "no SYCL device images for a SPIR-V target in the inputs");
+  l->files_read = l->inputs.num_files;
+}
 
-  // Early split, for inputs not split at compile time: one image per kernel or per source,
-  // virtual-function sets outlined, each with a summary; pre-split inputs pass through.
-  // Full LTO splits once, after linking, instead.
-  o->split.allow_dependencies = o->allow_dependencies;
-  o->split.cache = cachep;
-  o->split.facts = true;            // read while each image is in memory, for the facts stage
-  o->split.canonical_triple = true; // what prepare would set: most images skip it (prepare.c)
-  size_t files_read = inputs.num_files;
-  if (!o->full_lto && (o->split.mode != SPLIT_NONE || o->split.aot))
-    STAGE("split", split_inputs(&inputs, &o->split, o->jobs));
+// The early split, for inputs not split at compile time: one image per kernel or per
+// source, virtual-function sets outlined, each with a summary; pre-split inputs pass
+// through. Full LTO splits once, after linking, instead.
+static bool splits_inputs(const Link *l) {
+  return !l->o->full_lto && (l->split.mode != SPLIT_NONE || l->split.aot);
+}
+static void split_stage(Link *l) {
+  split_inputs(&l->inputs, &l->split, l->jobs);
+}
 
-  // What no unit sees alone: the aspects each kernel reaches through other units' functions
-  // and virtual-function sets. Images whose kernels turn out to differ are grouped again, a
-  // set outlined by several units becomes one image, a device_image_scope global must stay
-  // in one image. Full LTO groups once, after linking, by the same facts.
-  ProgramFacts *program;
-  STAGE("facts", program = program_facts(&inputs, cachep, o->jobs));
-  if (!o->full_lto) STAGE("regroup", program_regroup(&inputs, program, &o->split, o->jobs));
-  read_memory_ceiling_end(); // the modules are verified: the rest may take what it needs
-  // What the link needs of the files is in the images now (host code is not).
-  release_file_bytes(&inputs, files_read);
+// What no unit sees alone: the aspects each kernel reaches through other units' functions
+// and virtual-function sets. Full LTO groups once, after linking, by the same facts.
+static void facts_stage(Link *l) {
+  l->program = program_facts(&l->inputs, l->cachep, l->jobs);
+}
+
+// Images whose kernels turn out to differ are grouped again, a set outlined by several
+// units becomes one image, a device_image_scope global must stay in one image.
+static void regroup_stage(Link *l) {
+  program_regroup(&l->inputs, l->program, &l->split, l->jobs);
+}
+
+// Who defines what, which definition wins, which images have kernels to emit. The modules
+// are verified by now: the rest may take what memory it needs, and what the link needs of
+// the files is in the images (host code is not).
+static void resolve_stage(Link *l) {
+  read_memory_ceiling_end();
+  release_file_bytes(&l->inputs, l->files_read);
   release_free_memory();
+  resolve_symbols(&l->r, &l->inputs, l->o->allow_dependencies, l->split.aot, l->cachep, l->jobs);
+  l->input_modules = l->r.num_modules;
+}
 
-  // Who defines what, which definition wins, which images have kernels to emit.
-  Resolution r = {0};
-  STAGE("resolve",
-        resolve_symbols(&r, &inputs, o->allow_dependencies, o->split.aot, cachep, o->jobs));
+// Canonical triple, losing weak definitions dropped, a ThinLTO summary on every module.
+static void prepare_stage(Link *l) {
+  prepare_modules(&l->r, l->program, l->cachep, l->jobs);
+  program_facts_free(l->program);
+  l->program = NULL;
+}
 
-  // Canonical triple, losing weak definitions dropped, a ThinLTO summary on every module.
-  STAGE("prepare", prepare_modules(&r, program, cachep, o->jobs));
-  program_facts_free(program);
+// libLTO: combined index, imports, internalization, optimization; bitcode out.
+static void thin_link_stage(Link *l) {
+  release_input_bytes(&l->inputs);
+  release_free_memory(); // the inputs' bytes: the peak comes in the thin link, next
+  l->optimized = xcalloc(l->r.num_modules, sizeof(Buffer));
+  l->damaged = thin_link(&l->r, &l->thin, l->optimized);
+}
 
-  size_t input_modules = r.num_modules;
-  Buffer *optimized;
-  CompletionSources sources; // where completion finds definitions: every optimized module
-  InputSet images = {0};     // full LTO: the split images, which the hooks' modules point to
-  if (o->full_lto) {
-    // Full LTO, the traditional flow and the benchmark's baseline: every module linked into
-    // one (device libraries on demand), optimized once, split by the same rules as the split
-    // stage; the images are resolved like inputs and go through the same hooks.
-    FullModule full;
-    STAGE("fulllink", full_link(&r, o->jobs, &full));
-    STAGE("optimize", full_optimize(&full, &r, o->opt_level));
-    STAGE("split", optimized = full_split(&full, &r, &o->split, &images));
-    resolution_free(&r); // the inputs' resolution; the split images get their own
-    STAGE("resolve",
-          resolve_symbols(&r, &images, o->allow_dependencies, o->split.aot, cachep, o->jobs));
-    sources = (CompletionSources){.bitcode = optimized, .num_modules = r.num_modules};
-  } else {
-    // libLTO: combined index, imports, internalization, optimization; bitcode out.
-    release_input_bytes(&inputs);
-    release_free_memory(); // the inputs' bytes: the peak comes in the thin link, next
-    optimized = xcalloc(r.num_modules, sizeof(Buffer));
-    ThinLinkOptions tl = {
-        .jobs = o->jobs, .import_instr_limit = o->import_instr_limit, .cache = cachep};
-    STAGE("thinlink", thin_link(&r, &tl, optimized, &sources));
-  }
+// libLTO hands back its cache entries unchecked: each result is checked against the
+// checksum of the entry it came from, and indexed for completion (which reads every
+// module: a damaged entry without a checksum shows there). Any damage, and the thin link
+// is done again without the damaged entries.
+static void verify_stage(Link *l) {
+  thin_link_verify(&l->r, &l->thin, l->optimized, l->damaged, &l->sources);
+}
 
-  // Per image, in parallel: complete, finalize, symbol table, SPIR-V, checks.
-  size_t emitted = 0;
-  for (size_t i = 0; i < r.num_modules; i++)
-    emitted += r.modules[i].emit;
-  ImageResult *results = xcalloc(emitted ? emitted : 1, sizeof(ImageResult));
-  OutputWriter output;
-  OutputImage *outputs = xcalloc(emitted ? emitted : 1, sizeof(OutputImage));
-  for (size_t i = 0; i < emitted; i++)
-    outputs[i] = (OutputImage){&results[i].spirv, &results[i].symbols, &results[i].properties};
+// Full LTO, the traditional flow and the benchmark's baseline: every module linked into one
+// (device libraries on demand), optimized once, split by the split stage's rules; the images
+// are resolved like inputs and go through the same hooks.
+static void full_link_stage(Link *l) {
+  full_link(&l->r, l->jobs, &l->full);
+}
+static void full_optimize_stage(Link *l) {
+  full_optimize(&l->full, &l->r, l->o->opt_level);
+}
+static void full_split_stage(Link *l) {
+  l->optimized = full_split(&l->full, &l->r, &l->split, &l->images);
+  resolution_free(&l->r); // the inputs' resolution; the split images get their own
+}
+static void full_resolve_stage(Link *l) {
+  resolve_symbols(&l->r, &l->images, l->o->allow_dependencies, l->split.aot, l->cachep,
+                  l->jobs);
+  l->sources = (CompletionSources){.bitcode = l->optimized, .num_modules = l->r.num_modules};
+  index_definitions(&l->sources, &l->r, l->cachep, l->jobs); // thin link's verify does it
+}
+
+// Per image, in parallel: complete, finalize, symbol table, SPIR-V, checks. Images are
+// written as they are done (in order): the link never holds all their SPIR-V.
+static void hooks_stage(Link *l) {
+  const LinkOptions *o = l->o;
+  for (size_t i = 0; i < l->r.num_modules; i++)
+    l->emitted += l->r.modules[i].emit;
+  size_t n = l->emitted ? l->emitted : 1;
+  l->results = xcalloc(n, sizeof(ImageResult));
+  l->outputs = xcalloc(n, sizeof(OutputImage));
+  for (size_t i = 0; i < l->emitted; i++)
+    l->outputs[i] = (OutputImage){&l->results[i].spirv, &l->results[i].symbols,
+                                  &l->results[i].properties};
   // The jobs' files: beside the output, which a cluster's nodes see on a shared file system.
-  char *jobs_dir = format("%s.jobs.%s.%ld", o->output, host_name(), (long)getpid());
+  l->jobs_dir = format("%s.jobs.%s.%ld", o->output, host_name(), (long)getpid());
   HookOptions ho = {
-      .jobs = o->jobs,
+      .jobs = l->jobs,
       .tool = o->tool,
-      .llvm_spirv = o->llvm_spirv,
+      .llvm_spirv = l->llvm_spirv,
       .validate = o->validate,
       .allow_dependencies = o->allow_dependencies,
       .emit_program_metadata = o->emit_program_metadata,
@@ -616,64 +701,106 @@ static int run_link(LinkOptions *o) {
       .stats = o->stats,
       .opt_level = o->opt_level,
       .save_temps_prefix = o->save_temps ? o->output : NULL,
-      .cache = cachep,
-      .distributor = distributor,
+      .cache = l->cachep,
+      .distributor = l->distributor,
       .distributor_args = &o->distributor_args,
       .remote_compiler = o->remote_compiler,
-      .jobs_dir = jobs_dir,
+      .jobs_dir = l->jobs_dir,
       .output = o->output,
       .keep_jobs = o->save_temps,
       .image_done = image_done,
-      .image_done_arg = &output,
+      .image_done_arg = &l->output,
   };
-  // Images are written as they are done (in order): the link never holds all their SPIR-V.
-  output_open(&output, o->output, o->arch, outputs, emitted);
-  STAGE("hooks", {
-    progress_stage("hooks", emitted);
-    if (o->full_lto) index_definitions(&sources, &r, cachep, o->jobs); // thin_link's is done
-    run_hooks(&r, optimized, &sources, &ho, results);
-    spawner_stop(); // once reaped, its workers' CPU time and peak RSS count as our children's
-  });
-  completion_sources_free(&sources);
+  output_open(&l->output, o->output, o->arch, l->outputs, l->emitted);
+  progress_stage("hooks", l->emitted);
+  run_hooks(&l->r, l->optimized, &l->sources, &ho, l->results);
+  spawner_stop(); // once reaped, its workers' CPU time and peak RSS count as our children's
+  completion_sources_free(&l->sources);
   if (error_count()) progress_end();
   exit_on_errors();
-  if (!emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
-  if (o->check_imports) check_link_imports(results, emitted);
+  if (!l->emitted) warning(NULL, "no kernels in the inputs; the output holds no image");
+  if (o->check_imports) check_link_imports(l->results, l->emitted);
+}
 
-  STAGE("output", output_commit(&output));
+// The output file, renamed into place: until now no output exists. A link that said nothing
+// to fix is recorded for the next one (check_unchanged).
+static void output_stage(Link *l) {
+  output_commit(&l->output);
+  if (l->relinks && !warning_count()) relink_record(&l->relink);
+}
+
+// What the link says of itself (-v, --stats, --time-trace), and all it allocated freed:
+// valgrind finds no leak.
+static int link_end(Link *l) {
+  const LinkOptions *o = l->o;
   progress_end(); // before the link's own output (--stats, warnings)
-  if (cachep) cache_prune(cachep);
+  if (l->cachep) cache_prune(l->cachep);
   struct rusage workers;
   getrusage(RUSAGE_CHILDREN, &workers); // the largest of them, not a sum
-  note("linked %zu image(s) from %zu module(s) in %.3f s; peak %.1f MB, %.1f MB in a worker",
-       emitted, input_modules, now_seconds() - start, peak_rss_mb(), workers.ru_maxrss / 1024.0);
+  if (!l->reused)
+    note("linked %zu image(s) from %zu module(s) in %.3f s; peak %.1f MB, %.1f MB in a worker",
+         l->emitted, l->input_modules, now_seconds() - l->start, peak_rss_mb(),
+         workers.ru_maxrss / 1024.0);
   if (o->stats)
-    print_stats(results, emitted, input_modules, cachep, now_seconds() - start, o->stats_json);
-  if (o->time_trace) {
-    trace_span(o->full_lto ? "link (full LTO)" : "link (ThinLTO)", o->output, start, now_seconds(),
-               0);
-    int rc = trace_write(o->time_trace);
-    if (rc) warning(o->time_trace, "cannot write the time trace: %s", strerror(-rc));
+    print_stats(l->results, l->emitted, l->input_modules, l->cachep, now_seconds() - l->start,
+                o->stats_json);
+  if (l->time_trace) {
+    trace_span(o->full_lto ? "link (full LTO)" : "link (ThinLTO)", o->output, l->start,
+               now_seconds(), 0);
+    int rc = trace_write(l->time_trace);
+    if (rc) warning(l->time_trace, "cannot write the time trace: %s", strerror(-rc));
   }
-  free(trace_beside_output);
-  for (size_t i = 0; i < r.num_modules; i++)
-    buffer_free(&optimized[i]);
-  for (size_t i = 0; i < emitted; i++) {
-    free(results[i].spirv.data);
-    strlist_free(&results[i].symbols);
-    strlist_free(&results[i].imports);
-    propsets_free(&results[i].properties);
+  free(l->time_trace);
+  if (l->relinks) relink_free(&l->relink);
+  strlist_free(&l->files);
+  for (size_t i = 0; i < l->r.num_modules; i++)
+    buffer_free(&l->optimized[i]);
+  for (size_t i = 0; i < l->emitted; i++) {
+    free(l->results[i].spirv.data);
+    strlist_free(&l->results[i].symbols);
+    strlist_free(&l->results[i].imports);
+    propsets_free(&l->results[i].properties);
   }
-  free(optimized);
-  free(jobs_dir);
-  free(distributor);
-  free(outputs);
-  free(results);
-  resolution_free(&r);
-  input_set_free(&images);
-  input_set_free(&inputs);
-  if (cachep) cache_close(&cache); // all the link allocated is freed: valgrind finds no leak
+  free(l->optimized);
+  free(l->jobs_dir);
+  free(l->distributor);
+  free(l->outputs);
+  free(l->results);
+  strlist_free(&l->device_libs);
+  resolution_free(&l->r);
+  input_set_free(&l->images);
+  input_set_free(&l->inputs);
+  if (l->cachep) cache_close(&l->cache);
   return 0;
+}
+
+// The data flow of ARCHITECTURE.md, one stage a line, each timed (-v, --time-trace). A
+// stage reads the link's state and adds to it; errors are fatal within the stage that
+// finds them.
+static int run_link(const LinkOptions *o, char **argv) {
+  Link link;
+  link_begin(&link, o, argv);
+  if (link.relinks) STAGE("unchanged", check_unchanged(&link));
+  if (link.reused) return link_end(&link);
+  start_workers(&link);
+  STAGE("input", read_inputs(&link));
+  if (splits_inputs(&link)) STAGE("split", split_stage(&link));
+  STAGE("facts", facts_stage(&link));
+  if (!o->full_lto) STAGE("regroup", regroup_stage(&link));
+  STAGE("resolve", resolve_stage(&link));
+  STAGE("prepare", prepare_stage(&link));
+  if (o->full_lto) {
+    STAGE("fulllink", full_link_stage(&link));
+    STAGE("optimize", full_optimize_stage(&link));
+    STAGE("split", full_split_stage(&link));
+    STAGE("resolve", full_resolve_stage(&link));
+  } else {
+    STAGE("thinlink", thin_link_stage(&link));
+    STAGE("verify", verify_stage(&link));
+  }
+  STAGE("hooks", hooks_stage(&link));
+  STAGE("output", output_stage(&link));
+  return link_end(&link);
 }
 
 static void free_options(LinkOptions *o) {
@@ -695,24 +822,13 @@ static void default_options(LinkOptions *o) {
                      .split = {.mode = SPLIT_AUTO}};
 }
 
-int link_main(int argc, char **argv) {
+int link_main(int argc, char **argv, bool clang_sycl_linker) {
   LinkOptions o;
   default_options(&o);
-  parse_link_options(argc, argv, &o, false);
+  parse_link_options(argc, argv, &o, clang_sycl_linker);
   check_link_outputs(&o);
   if (o.reproduce) write_reproducer(&o, argv);
-  int rc = run_link(&o);
-  free_options(&o);
-  return rc;
-}
-
-int clang_sycl_linker_main(int argc, char **argv) {
-  LinkOptions o;
-  default_options(&o);
-  parse_link_options(argc, argv, &o, true);
-  check_link_outputs(&o);
-  if (o.reproduce) write_reproducer(&o, argv);
-  int rc = run_link(&o);
+  int rc = run_link(&o, argv);
   free_options(&o);
   return rc;
 }

@@ -34,7 +34,8 @@ static const char usage[] =
     "Run 'sycl-thinlto <command> --help' for a command's options.\n"
     "Installed as clang-sycl-linker, it takes clang-sycl-linker 22's command line;\n"
     "as clang-linker-wrapper, clang-linker-wrapper 22's; as sycl-post-link, intel's;\n"
-    "as sycl-thinlto-local, distribute-local's.\n";
+    "as sycl-thinlto-local, distribute-local's; as llvm-offload-binary, LLVM's, splitting\n"
+    "SYCL device code at compile time.\n";
 
 static const char *const commands[] = {"link",    "inspect",       "split",     "wrap",
                                        "wrapper", "register-host", "post-link", "backend",
@@ -53,8 +54,14 @@ static int run(int argc, char **argv) {
   signal(SIGXFSZ, SIG_IGN);
   install_signal_cleanup();  // a signal or a crash removes what the command has written
   bridge_handle_bad_alloc(); // before any fork: the spawner and its workers inherit it
-  input_size_limit_init();   // a malformed SYCL_THINLTO_MAX_INPUT_SIZE fails every command
   const char *self = base_name(argv[0]);
+  // llvm-offload-binary hands every use but the one it splits to LLVM's tool as it is: its
+  // own --version, --help and response files included, so before ours are read.
+  if (!strcmp(self, "llvm-offload-binary")) {
+    set_crash_stage("split");
+    return offload_binary_main(argc, argv);
+  }
+  input_size_limit_init(); // a malformed SYCL_THINLTO_MAX_INPUT_SIZE fails every command
   expand_response_files(&argc, &argv); // @FILE, for every command and name
   // --version on every command and under every name (argv[1] is the command or an option).
   if (asks_for_version(argc, argv)) {
@@ -64,7 +71,7 @@ static int run(int argc, char **argv) {
   // The command, for the message of a crash (the link's stages say more).
   if (strstr(self, "clang-sycl-linker")) {
     set_crash_stage("link");
-    return clang_sycl_linker_main(argc, argv);
+    return link_main(argc, argv, true);
   }
   if (strstr(self, "clang-linker-wrapper")) {
     set_crash_stage("wrapper");
@@ -90,7 +97,7 @@ static int run(int argc, char **argv) {
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     return print_help(usage);
   }
-  if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "link")) return link_main(argc - 1, argv + 1, false);
   if (!strcmp(cmd, "inspect")) return inspect_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "split")) return split_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "wrap")) return wrap_main(argc - 1, argv + 1);

@@ -86,14 +86,49 @@ void progress_image_done(void);
 void progress_end(void);
 
 //
+// tool/link.c — the link's options
+//
+
+// An option as the link's parser grouped it: argv[start..end] (one input when INPUT).
+typedef struct {
+  int start, end;
+  bool input;
+} ArgGroup;
+
+//
+// tool/relink.c — a link whose inputs are unchanged gives the last link's output again
+//
+
+typedef struct {
+  const Cache *cache;
+  const char *output;
+  const StringList *files; // every file the link reads: inputs, device libraries
+  char key[CACHE_KEY_SIZE]; // the link's: the options that shape the output, the files' paths
+  void *ids;                // each file's identity, taken by relink_begin
+  int64_t started_ns;
+  bool recordable; // every file regular and not changed just now (its identity can be
+                   // trusted), and the output there before the link
+} Relink;
+
+// Before the link reads anything: the link's key from its arguments (those that change only
+// how it runs, -j, -v, --time-trace, ..., left out) and FILES, and one stat per file.
+void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *groups,
+                  size_t num_groups, const StringList *files, const char *output);
+// True when the last link of the same key read the same files, unchanged (by identity, else
+// by content hash): its output, from the cache, is written to the output.
+bool relink_reuse(Relink *rl);
+// After a link that succeeded without a warning: records it for relink_reuse.
+void relink_record(Relink *rl);
+void relink_free(Relink *rl);
+
+//
 // The commands, in the order `sycl-thinlto --help` lists them
 //
 
 // tool/link.c: `sycl-thinlto link`, the link driver: the data flow of ARCHITECTURE.md, one
-// call per stage.
-int link_main(int argc, char **argv);
-// tool/link.c: argv[0] ends in clang-sycl-linker: clang-sycl-linker 22's command line.
-int clang_sycl_linker_main(int argc, char **argv);
+// call per stage; CLANG_SYCL_LINKER (argv[0] ends in clang-sycl-linker): clang-sycl-linker
+// 22's command line, its options we do not support warned about.
+int link_main(int argc, char **argv, bool clang_sycl_linker);
 // tool/split_command.c: `sycl-thinlto split`.
 int split_main(int argc, char **argv);
 // tool/post_link.c: `sycl-thinlto post-link`, or argv[0] ending in sycl-post-link: intel's
@@ -111,6 +146,10 @@ int backend_main(int argc, char **argv);
 // tool/distributor_local.c: `sycl-thinlto distribute-local`, or argv[0] ending in
 // sycl-thinlto-local: a DTLTO distributor running a job list's jobs on this host.
 int distribute_local_main(int argc, char **argv);
+// tool/offload_binary.c: argv[0] ending in llvm-offload-binary: LLVM 22's command line; a
+// SYCL image for a SPIR-V triple is split before it is packaged (clang++ -fsycl -c -B...),
+// every other use runs LLVM's tool.
+int offload_binary_main(int argc, char **argv);
 // tool/inspect.c: `sycl-thinlto inspect`.
 int inspect_main(int argc, char **argv);
 

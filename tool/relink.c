@@ -1,0 +1,210 @@
+// A link whose inputs are those of a link before it gives that link's output again, at the
+// cost of one stat per input: the record of the last link (each input's identity and content
+// hash, the output's hash) and the output itself live in --cache-dir. It links nothing.
+#include "tool/tool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+// A file is "unchanged" as ninja and ccache decide it: by its identity (device, inode, size,
+// modification and status-change times) first, and by the hash of its content only when the
+// identity differs. The status-change time is what `touch -r` cannot set back: a file written
+// in place with its old size and modification time still shows. A file changed less than
+// RACY_NS before the link read it is never trusted by identity (a write in the same tick of
+// the file system's clock leaves the times as they were): the link is not recorded.
+enum { RECORD_VERSION = 1 };
+static const int64_t RACY_NS = 1000000000;
+
+typedef struct {
+  uint64_t dev, ino, size;
+  int64_t mtime_ns, ctime_ns;
+} Identity;
+
+static int64_t ns_of(struct timespec t) {
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return ns_of(t);
+}
+
+// 0, or -1 for a path that is not a regular file (a FIFO, a device: not recorded).
+static int identity_of(const char *path, Identity *id) {
+  struct stat st;
+  if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) return -1;
+  *id = (Identity){st.st_dev, st.st_ino, (uint64_t)st.st_size, ns_of(st.st_mtim),
+                   ns_of(st.st_ctim)};
+  return 0;
+}
+
+static bool same_identity(const Identity *a, const Identity *b) {
+  return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+         a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
+
+static bool is_racy(const Identity *id, int64_t when) {
+  return id->mtime_ns >= when - RACY_NS || id->ctime_ns >= when - RACY_NS;
+}
+
+// 0 and the content key of PATH's bytes, or -1.
+static int content_key(const char *path, char key[CACHE_KEY_SIZE]) {
+  Buffer b;
+  if (map_file(path, &b)) return -1;
+  cache_content_key(b.data, b.size, key);
+  buffer_free(&b);
+  return 0;
+}
+
+// Arguments that change how the link runs or what it says, never the output's bytes. -o
+// stays in the key: a link to another output is another link (the tests of the other caches
+// link the same inputs to several outputs).
+static bool ignored_option(const char *arg) {
+  static const char *const names[] = {
+      "v", "verbose", "jobs", "threads", "thinlto-jobs", "no-progress", "progress",
+      "time-trace", "time-trace-file", "time-trace-granularity", "reproduce", "cache-policy",
+      "thinlto-cache-policy", "distributor", "distributor-arg", "remote-compiler", NULL};
+  if (arg[0] != '-') return false;
+  if (!strncmp(arg, "-j", 2)) return true;
+  const char *name = arg + strspn(arg, "-");
+  size_t n = strcspn(name, "=");
+  for (const char *const *p = names; *p; p++)
+    if (strlen(*p) == n && !strncmp(name, *p, n)) return true;
+  return false;
+}
+
+void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *groups,
+                  size_t num_groups, const StringList *files, const char *output) {
+  *rl = (Relink){.cache = cache, .output = output, .files = files, .started_ns = now_ns()};
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "relink 1");
+  char *cwd = getcwd(NULL, 0);
+  cache_hash_string(&h, cwd ? cwd : "");
+  free(cwd);
+  for (size_t i = 0; i < num_groups; i++) {
+    if (!groups[i].input && ignored_option(argv[groups[i].start])) continue;
+    for (int k = groups[i].start; k <= groups[i].end; k++)
+      cache_hash_string(&h, argv[k]);
+    cache_hash_string(&h, ""); // the end of a group: "-o" "x" is not "-ox"
+  }
+  for (size_t i = 0; i < files->count; i++)
+    cache_hash_string(&h, files->items[i]);
+  cache_hash_final(&h, rl->key);
+  // Identities before anything is read: a file changed while the link runs shows next time.
+  rl->ids = xcalloc(files->count ? files->count : 1, sizeof(Identity));
+  // A link to an output that is not there yet is not recorded: the linker-wrapper's device
+  // link writes into a new temporary folder each time (-o is part of the key), and its
+  // records and output copies would never serve. The next link to the same output is.
+  struct stat st;
+  rl->recordable = lstat(output, &st) == 0;
+  for (size_t i = 0; i < files->count; i++) {
+    Identity *id = &((Identity *)rl->ids)[i];
+    if (identity_of(files->items[i], id) || is_racy(id, rl->started_ns)) rl->recordable = false;
+  }
+}
+
+// The record: the time its identities were taken, the output's content key and size, then
+// per file its identity and content key (in the order of FILES, which the link key fixes).
+static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CACHE_KEY_SIZE],
+                         const char *output_key, uint64_t output_size, int64_t taken_ns) {
+  Buffer b = {0};
+  uint64_t head[3] = {RECORD_VERSION, (uint64_t)taken_ns, output_size};
+  record_put(&b, head, sizeof head);
+  record_put(&b, output_key, CACHE_KEY_SIZE);
+  for (size_t i = 0; i < rl->files->count; i++) {
+    record_put(&b, &ids[i], sizeof ids[i]);
+    record_put(&b, keys[i], CACHE_KEY_SIZE);
+  }
+  cache_store(rl->cache, "relink", rl->key, &b);
+  free(b.data);
+}
+
+bool relink_reuse(Relink *rl) {
+  Buffer record;
+  if (cache_get(rl->cache, "relink", rl->key, &record)) return false;
+  size_t n = rl->files->count;
+  Identity *ids = rl->ids, *recorded = xcalloc(n ? n : 1, sizeof(Identity));
+  char(*keys)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
+  char output_key[CACHE_KEY_SIZE];
+  RecordReader r = {record.data, record.data + record.size, false};
+  size_t size;
+  const uint8_t *p = record_get(&r, &size);
+  uint64_t head[3];
+  bool ok = p && size == sizeof head;
+  if (ok) memcpy(head, p, sizeof head);
+  ok = ok && head[0] == RECORD_VERSION;
+  ok = ok && (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
+  if (ok) memcpy(output_key, p, CACHE_KEY_SIZE);
+  for (size_t i = 0; ok && i < n; i++) {
+    ok = (p = record_get(&r, &size)) && size == sizeof(Identity);
+    if (ok) memcpy(&recorded[i], p, sizeof(Identity));
+    ok = ok && (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
+    if (ok) memcpy(keys[i], p, CACHE_KEY_SIZE);
+  }
+  ok = ok && r.p == r.end && !r.bad;
+  free(record.data);
+  // One stat per file (taken by relink_begin); its content hashed only where the identity
+  // differs from the record's, or cannot be trusted yet.
+  size_t hashed = 0;
+  bool settled = true; // every identity as recorded: the record stays as it is
+  for (size_t i = 0; ok && i < n; i++) {
+    if (same_identity(&ids[i], &recorded[i]) && !is_racy(&ids[i], (int64_t)head[1])) continue;
+    char key[CACHE_KEY_SIZE];
+    hashed++;
+    ok = !content_key(rl->files->items[i], key) && !strcmp(key, keys[i]);
+    settled = false;
+  }
+  Buffer out = {0};
+  ok = ok && !cache_get(rl->cache, "relinkout", output_key, &out) && out.size == head[2];
+  if (ok) {
+    int rc = write_output_atomic(rl->output, out.data, out.size);
+    if (rc) fatal(rl->output, "cannot write output: %s", strerror(-rc));
+    note("relink: %zu input(s) unchanged (%zu hashed): the output of the last link reused", n,
+         hashed);
+    // Identities that changed with the same content are recorded, once they can be trusted.
+    if (!settled && rl->recordable) record_write(rl, ids, keys, output_key, out.size,
+                                                 rl->started_ns);
+  }
+  free(out.data);
+  free(recorded);
+  free(keys);
+  return ok;
+}
+
+void relink_record(Relink *rl) {
+  if (!rl->recordable) return;
+  size_t n = rl->files->count;
+  Identity *ids = rl->ids;
+  char(*keys)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    Identity now;
+    // Hashed now: a file changed since the link read it has another identity (it was not
+    // racy), and is not recorded.
+    ok = !identity_of(rl->files->items[i], &now) && same_identity(&now, &ids[i]) &&
+         !content_key(rl->files->items[i], keys[i]);
+  }
+  Buffer out;
+  struct stat st;
+  ok = ok && stat(rl->output, &st) == 0 && S_ISREG(st.st_mode) && !map_file(rl->output, &out);
+  if (ok) {
+    char output_key[CACHE_KEY_SIZE];
+    cache_content_key(out.data, out.size, output_key);
+    cache_store(rl->cache, "relinkout", output_key, &out);
+    record_write(rl, ids, keys, output_key, out.size, rl->started_ns);
+    buffer_free(&out);
+  }
+  free(keys);
+}
+
+void relink_free(Relink *rl) {
+  free(rl->ids);
+  rl->ids = NULL;
+}
