@@ -8,7 +8,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := cmake make gcc g++ pkg-config python3 gnuplot-nox \
   clang-22 llvm-22-dev llvm-22-linker-tools llvm-22-tools clang-tools-22 \
   libuv1-dev spirv-tools pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15 lld \
-  libclang-rt-22-dev slurmctld slurmd slurm-client munge libzstd-dev zstd libjansson-dev strace
+  libclang-rt-22-dev slurmctld slurmd slurm-client munge libzstd-dev zstd libjansson-dev strace \
+  intel-opencl-icd
 
 .PHONY: all deps build install test demo conformance bench sanitize tsan fuzz clean
 

@@ -529,8 +529,9 @@ int cache_take_payload(const char *kind, const char *key, Buffer *b);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
 // cache_put without a copy: the file NAME of the folder FROM (this process's own), which holds
-// PAYLOAD's bytes and nothing else, gets the entry's trailer and is renamed into the cache.
-// 0, or a negative errno (the file is then left where it was, maybe with the trailer).
+// PAYLOAD's bytes and nothing else, gets the entry's trailer and is moved into the cache
+// (linked there, then removed from FROM). 0, or a negative errno (the file is then left where
+// it was, maybe with the trailer).
 int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
                 const Buffer *payload);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.
@@ -539,8 +540,9 @@ void cache_prune(const Cache *c);
 // Hard-links every entry of KIND into the folder TO (a folder of this process's own) as
 // PREFIX followed by its key; LINKED maps each name made there to its inode (decimal). The
 // entries are not read: whoever reads the links checks them (cache_take_payload). The count.
+// On up to JOBS threads.
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
-                            StrMap *linked);
+                            StrMap *linked, int jobs);
 // Removes the entry KIND-KEY if it is still the file SEEN (one found damaged).
 void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
                           const struct stat *seen);

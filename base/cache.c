@@ -349,8 +349,8 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
   }
   // access() says yes to root, and to directories of /proc or /sys that take no files: a
   // file is made and removed instead, so that an unusable cache stops the link now.
-  char *probe = format(".probe.%s.%ld", host_name(), (long)getpid());
-  int p = own_cache_create_at(fd, probe, 0600);
+  char *probe = NULL; // a random name: a link planted at a guessable one made this fail
+  int p = own_create_temporary_at(fd, ".probe", &probe);
   rc = p < 0 ? p : 0;
   if (p >= 0) close(p), own_cache_remove_at(fd, probe, NULL);
   free(probe);
@@ -504,8 +504,19 @@ int cache_adopt(const Cache *c, const char *kind, const char *key, int from, con
   if (!rc && (uint64_t)st.st_size != payload->size) rc = -EINVAL;
   if (!rc && write(fd, trailer, TRAILER_SIZE) != TRAILER_SIZE) rc = errno ? -errno : -EIO;
   if (close(fd) < 0 && !rc) rc = -errno;
+  // Linked, not renamed: a rename between two folders takes the file system's one rename
+  // lock (s_vfs_rename_mutex on Linux), which all threads of a cold link would queue on. An
+  // entry already there (damaged, or a concurrent link's) is replaced by a rename within its
+  // folder.
   char *entry = format("%s-%s", kind, key);
-  if (!rc) rc = own_cache_rename_at(from, name, dir, entry);
+  if (!rc) rc = own_link_at(from, name, dir, entry);
+  if (rc == -EEXIST) {
+    char *tmp = temporary_name(entry);
+    rc = own_link_at(from, name, dir, tmp);
+    if (!rc && (rc = own_cache_rename_at(dir, tmp, dir, entry))) own_cache_remove_at(dir, tmp, NULL);
+    free(tmp);
+  }
+  if (!rc) own_cache_remove_at(from, name, NULL);
   free(entry);
   return rc;
 }
@@ -543,39 +554,59 @@ static void each_entry_file(const Cache *c, void (*visit)(void *, int, int, cons
 }
 
 typedef struct {
-  const char *kind;
+  const Cache *c;
+  const char *kind, *prefix;
   size_t kind_len;
   int to;
-  const char *prefix;
-  StrMap *linked;
+  StringList *names, *inodes; // per entry folder: the links made, their inodes
 } Export;
 
-static void export_entry(void *arg, int dir, int shard, const char *name) {
+// Runs on a worker thread: links folder I's entries of the kind; writes only its own lists.
+static void export_folder(void *arg, size_t i) {
   Export *x = arg;
-  (void)shard;
-  if (strncmp(name, x->kind, x->kind_len) || name[x->kind_len] != '-' ||
-      entry_name_length(name) != strlen(name))
+  char folder[3];
+  snprintf(folder, sizeof folder, "%02x", (int)i);
+  int fd = own_open_dir_at(x->c->root_fd, folder, false);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
     return;
-  char *as = format("%s%s", x->prefix, name + x->kind_len + 1);
-  struct stat st;
-  // The link made is this process's own, in its own folder: checked there, where no one else
-  // can replace it between the check and libLTO's read.
-  if (own_link_at(dir, name, x->to, as) == 0) {
-    if (fstatat(x->to, as, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
-      char inode[32];
-      snprintf(inode, sizeof inode, "%llu", (unsigned long long)st.st_ino);
-      strmap_put(x->linked, as, xstrdup(inode));
-    } else {
+  }
+  for (struct dirent *e; (e = readdir(d));) {
+    const char *name = e->d_name;
+    if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) || strncmp(name, x->kind, x->kind_len) ||
+        name[x->kind_len] != '-' || entry_name_length(name) != strlen(name))
+      continue;
+    char *as = format("%s%s", x->prefix, name + x->kind_len + 1);
+    struct stat st;
+    // The link made is this process's own, in its own folder: checked there, where no one
+    // else can replace it between the check and libLTO's read.
+    if (own_link_at(dirfd(d), name, x->to, as) == 0) {
+      if (fstatat(x->to, as, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+        strlist_push(&x->names[i], as);
+        strlist_push(&x->inodes[i], format("%llu", (unsigned long long)st.st_ino));
+        continue;
+      }
       own_cache_remove_at(x->to, as, NULL); // a link: never handed to libLTO
     }
+    free(as);
   }
-  free(as);
+  closedir(d);
 }
 
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
-                            StrMap *linked) {
-  Export x = {kind, strlen(kind), to, prefix, linked};
-  each_entry_file(c, export_entry, &x);
+                            StrMap *linked, int jobs) {
+  Export x = {c, kind, prefix, strlen(kind), to, xcalloc(NUM_SHARDS, sizeof(StringList)),
+              xcalloc(NUM_SHARDS, sizeof(StringList))};
+  parallel_for(NUM_SHARDS, jobs, export_folder, &x);
+  for (int i = 0; i < NUM_SHARDS; i++) {
+    for (size_t k = 0; k < x.names[i].count; k++)
+      strmap_put(linked, x.names[i].items[k], xstrdup(x.inodes[i].items[k]));
+    strlist_free(&x.names[i]);
+    strlist_free(&x.inodes[i]);
+  }
+  free(x.names);
+  free(x.inodes);
   return linked->count;
 }
 

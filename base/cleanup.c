@@ -35,8 +35,9 @@ void set_failure_removers(void (*remove)(void), void (*remove_now)(void)) {
 }
 
 void remove_registered_failure_paths(bool in_signal_handler) {
-  void (*remove)(void) = atomic_load(in_signal_handler ? &failure_remover_now : &failure_remover);
-  if (remove) remove();
+  void (*remover)(void) =
+      atomic_load(in_signal_handler ? &failure_remover_now : &failure_remover);
+  if (remover) remover();
 }
 
 //

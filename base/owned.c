@@ -45,6 +45,7 @@ typedef enum {
 
 typedef struct Owned {
   struct Owned *_Atomic next;
+  struct Owned *_Atomic next_name; // OWN_NAME records only: the list of expected names
   char *path;
   size_t name_at; // where PATH's last component begins (after its last '/'; 0: no '/')
   dev_t dev;
@@ -55,6 +56,9 @@ typedef struct Owned {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static Owned *_Atomic records;
+// The OWN_NAME records among them, few (a folder's expected names): what a name that is no
+// recorded path may still be, looked through without walking every record.
+static Owned *_Atomic names;
 
 // The newest live record of each path, for lookups outside the handler (under LOCK): open
 // addressing, never shrunk. Allocated without xmalloc: out_of_memory's fatal() would clean
@@ -132,6 +136,10 @@ static Owned *record(const char *path, OwnKind kind, const struct stat *st, bool
   index_put(node);
   atomic_store(&node->next, atomic_load(&records));
   atomic_store(&records, node);
+  if (kind == OWN_NAME) {
+    atomic_store(&node->next_name, atomic_load(&names));
+    atomic_store(&names, node);
+  }
   pthread_mutex_unlock(&lock);
   return node;
 }
@@ -410,9 +418,8 @@ int own_rename(const char *from, const char *to, bool to_on_failure) {
 static Owned *find_pattern(const char *path) {
   const char *slash = strrchr(path, '/');
   if (!slash) return NULL;
-  for (Owned *node = atomic_load(&records); node; node = atomic_load(&node->next))
-    if (node->kind == OWN_NAME && !atomic_load(&node->gone) &&
-        names_entry(node, path, (size_t)(slash - path), slash + 1))
+  for (Owned *node = atomic_load(&names); node; node = atomic_load(&node->next_name))
+    if (!atomic_load(&node->gone) && names_entry(node, path, (size_t)(slash - path), slash + 1))
       return node;
   return NULL;
 }
@@ -450,7 +457,25 @@ typedef char EntryBuffers[MAX_DEPTH + 1][ENTRIES_SIZE];
 // interrupt the other, on any thread).
 static _Alignas(8) EntryBuffers locked_buffers, handler_buffers;
 
-static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers) {
+// Under LOCK: the live record that names the entry NAME of DIR as what ENTRY is: the index's
+// record of that path, else one of the expected names. What walking every record finds, in
+// time independent of how many there are (a link's jobs folder: tens of thousands).
+static Owned *entry_owner(const Owned *dir, size_t dir_len, const char *name,
+                          const struct stat *entry) {
+  char *path = owned_format("%s/%s", dir->path, name);
+  Owned *node = index_get(path);
+  free(path);
+  if (node && is_recorded(node, entry)) return node;
+  for (node = atomic_load(&names); node; node = atomic_load(&node->next_name))
+    if (!atomic_load(&node->gone) && names_entry(node, dir->path, dir_len, name) &&
+        is_recorded(node, entry))
+      return node;
+  return NULL;
+}
+
+// INDEXED: the caller holds LOCK and may allocate (own_empty_dir); else only system calls and
+// atomics are used (a signal handler's clean-up), walking every record.
+static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers, bool indexed) {
   char *entries = (*buffers)[depth];
   int fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
@@ -486,13 +511,13 @@ static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers)
         struct stat entry;
         if (fstatat(fd, name, &entry, AT_SYMLINK_NOFOLLOW) < 0) continue;
         bool removed = false;
-        for (Owned *node = atomic_load(&records); node && !removed;
-             node = atomic_load(&node->next)) {
+        for (Owned *node = indexed ? entry_owner(dir, dir_len, name, &entry) : atomic_load(&records);
+             node && !removed; node = indexed ? NULL : atomic_load(&node->next)) {
           if (atomic_load(&node->gone) || !names_entry(node, dir->path, dir_len, name) ||
               !is_recorded(node, &entry))
             continue;
           if (node->kind == OWN_DIR)
-            removed = depth < MAX_DEPTH && empty_and_remove(node, depth + 1, buffers);
+            removed = depth < MAX_DEPTH && empty_and_remove(node, depth + 1, buffers, indexed);
           else
             removed = unlinkat(fd, name, 0) == 0;
           if (removed) retire(node);
@@ -510,7 +535,7 @@ int own_empty_dir(const char *path) {
   Owned *node = find(path);
   if (!node || node->kind != OWN_DIR) return -EPERM;
   pthread_mutex_lock(&lock);
-  bool removed = empty_and_remove(node, 0, &locked_buffers);
+  bool removed = empty_and_remove(node, 0, &locked_buffers, true);
   pthread_mutex_unlock(&lock);
   if (removed) atomic_store(&node->gone, true);
   return removed ? 0 : access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
@@ -645,7 +670,8 @@ static void remove_failure_records(EntryBuffers *buffers) {
   for (Owned *node = atomic_load(&records); node; node = atomic_load(&node->next)) {
     if (atomic_load(&node->gone) || !atomic_load(&node->on_failure)) continue;
     if (node->kind == OWN_DIR) {
-      if (empty_and_remove(node, 0, buffers)) atomic_store(&node->gone, true);
+      if (empty_and_remove(node, 0, buffers, buffers == &locked_buffers)) // LOCK held
+        atomic_store(&node->gone, true);
     } else if (still_ours(node) && unlink(node->path) == 0) {
       retire(node);
     }

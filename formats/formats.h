@@ -89,6 +89,7 @@ typedef struct {
   uint16_t image_kind;   // IMG_BITCODE for bitcode found bare or in an ELF
   uint16_t offload_kind; // OFK_SYCL when found bare
   char *triple, *arch;   // canonical triple
+  char *target;          // the device its triple as read names: "spirv64", "spir64_gen" (or NULL)
   OffloadString *keys;
   size_t num_keys;     // every string key the image came with
   bool keys_copied;    // the keys are the image's own copies, not pointers into input bytes
@@ -118,6 +119,11 @@ typedef struct {
   // errors there; inspect lists what it finds and only notes what it skips.
   bool for_link;
   char *target, *target_origin; // for_link: the first user image's target, and where from
+  // AOT with SPIR-V beside it (issue 33; intel's -fsycl-targets=spir64,intel_gpu_pvc gives
+  // objects with images of both): user images of this target and of one other are read
+  // without error, `mixed` set; input_set_keep_target then keeps one target's.
+  const char *prefer_target; // "spirv64" or "spir64_gen", or NULL: two targets are an error
+  bool mixed;
 } InputSet;
 
 // Adds the images of one file (any supported form). Errors are fatal.
@@ -137,6 +143,8 @@ void release_input_bytes(InputSet *set);
 InputImage input_image_derive(const InputImage *in);
 void input_image_free(InputImage *in);
 // Every image, the files' bytes and the set's own strings.
+// Drops the user images that are not for TARGET ("spirv64", "spir64_gen"), with a note.
+void input_set_keep_target(InputSet *set, const char *target);
 void input_set_free(InputSet *set);
 // Triples linked here: spirv64*, spir64* (canonicalized to SPIRV_TRIPLE).
 bool is_spirv_triple(const char *triple);
@@ -189,6 +197,10 @@ typedef struct {
   Buffer *spirv;
   const StringList *symbols;        // kernel names
   const PropertySets *properties;   // written as JSON under the "properties" key
+  // A native image (ahead-of-time, issue 33): its kind (IMG_OBJECT), triple and arch; zero
+  // and NULL for a SPIR-V image, which takes IMG_SPIRV, SPIRV_TRIPLE and the writer's arch.
+  uint16_t kind;
+  const char *triple, *arch;
 } OutputImage;
 
 // Opened before the hooks, which call output_ready as each image is done; output_commit

@@ -328,10 +328,32 @@ static void check_target(InputSet *set, const char *origin, const char *triple, 
     set->target_origin = xstrdup(origin);
     return;
   }
-  if (strcmp(target, set->target))
-    fatal(origin, "device code for '%s' cannot be linked with device code for '%s' (%s)", triple,
-          set->target, set->target_origin);
+  if (strcmp(target, set->target)) {
+    bool preferred = set->prefer_target && (!strcmp(target, set->prefer_target) ||
+                                            !strcmp(set->target, set->prefer_target));
+    if (!preferred || (set->mixed && strcmp(target, "spirv64") && strcmp(target, "spir64_gen")))
+      fatal(origin, "device code for '%s' cannot be linked with device code for '%s' (%s)",
+            triple, set->target, set->target_origin);
+    set->mixed = true;
+  }
   free(target);
+}
+
+void input_set_keep_target(InputSet *set, const char *target) {
+  size_t kept = 0;
+  for (size_t i = 0; i < set->count; i++) {
+    InputImage *image = &set->items[i];
+    bool keep = image->is_library || !image->target || !strcmp(image->target, target);
+    if (keep) {
+      set->items[kept++] = *image;
+      continue;
+    }
+    note("%s: device code for another target than '%s'; not in this link", image->origin, target);
+    input_image_free(image);
+  }
+  set->count = kept;
+  free(set->target);
+  set->target = xstrdup(target);
 }
 
 static void add_image(InputSet *set, InputImage image) {
@@ -373,6 +395,7 @@ static void add_offload_entries(InputSet *set, const char *origin, OffloadEntry 
                          .image_kind = e->image_kind,
                          .offload_kind = e->offload_kind,
                          .triple = xstrdup(canonical_triple(triple)),
+                         .target = spirv_target(triple),
                          .arch = xstrdup(arch ? arch : ""),
                          .keys = e->strings,
                          .num_keys = e->num_strings,
@@ -426,6 +449,7 @@ static void read_bare_bitcode(InputSet *set, const char *origin, const uint8_t *
                      .image_kind = IMG_BITCODE,
                      .offload_kind = OFK_SYCL,
                      .triple = xstrdup(canonical_triple(triple)),
+                     .target = spirv_target(triple),
                      .arch = xstrdup(""),
                      .data = data,
                      .size = size,
@@ -550,6 +574,7 @@ InputImage input_image_derive(const InputImage *in) {
   out.origin = xstrdup(in->origin);
   out.triple = xstrdup(in->triple);
   out.arch = xstrdup(in->arch);
+  out.target = in->target ? xstrdup(in->target) : NULL;
   out.keys = NULL;
   out.num_keys = 0;
   out.keys_copied = true;
@@ -562,6 +587,7 @@ void input_image_free(InputImage *in) {
   free(in->origin);
   free(in->triple);
   free(in->arch);
+  free(in->target);
   if (in->keys_copied)
     offload_strings_free(in->keys, in->num_keys);
   else

@@ -13,13 +13,13 @@ static void write_image(OutputWriter *w, size_t i) {
   char *symbols = strlist_join(image->symbols, "\n");
   char *properties = propsets_to_json(image->properties); // issue 4
   OffloadString strings[] = {
-      {"triple", SPIRV_TRIPLE},
-      {"arch", w->arch ? w->arch : ""},
+      {"triple", image->triple ? image->triple : SPIRV_TRIPLE},
+      {"arch", image->arch ? image->arch : w->arch ? w->arch : ""},
       {"symbols", symbols},
       {"properties", properties},
   };
   OffloadEntry e = {
-      .image_kind = IMG_SPIRV,
+      .image_kind = image->kind ? image->kind : IMG_SPIRV,
       .offload_kind = OFK_SYCL,
       .strings = strings,
       .num_strings = sizeof(strings) / sizeof(*strings),

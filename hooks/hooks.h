@@ -304,6 +304,64 @@ typedef struct {
 int spawner_receive(SpawnerMessage *m);
 
 
+// hooks/aot.c — ahead-of-time compilation for Intel GPUs through ocloc (issue 33)
+
+typedef struct {
+  char *asked;      // as the --arch list spells it: "intel_gpu_acm_g10", "pvc", "dg2-g10"
+  char *name;       // LLVM's --offload-arch spelling: "acm_g10"; the output's arch
+  char *target;     // intel's device target: "intel_gpu_acm_g10" (compile_target, aspects)
+  char *ocloc_name; // the installed ocloc's: "acm-g10"
+} AotDevice;
+
+typedef struct {
+  AotDevice *devices;
+  size_t num_devices;
+  bool spirv;                        // "spirv" in the list too: the SPIR-V images are kept
+  char *ocloc;                       // the program, found
+  StringList options;                // --ocloc-options, one argument each
+  char identity[CACHE_KEY_SIZE];     // the installed ocloc, in every cache key
+} AotPlan;
+
+// The --arch list ARCH ("pvc,acm_g10,spirv"): 1 with *PLAN when it names Intel GPUs, 0 when
+// it names none (an arch only recorded in the output, as "generic"). OCLOC: --ocloc=PATH or
+// NULL (ocloc on PATH); OCLOC_OPTIONS: the --ocloc-options given. Fatal for a device the
+// installed ocloc does not know, a CPU (opencl-aot), a list mixing GPUs and other names.
+int aot_plan(const char *arch, const char *ocloc, const StringList *ocloc_options, AotPlan *plan);
+// Every device's aspects (their union) appended to ASPECTS, for the AOT split; false (nothing
+// appended) if a device is missing from the target table.
+bool aot_device_aspects(const AotPlan *plan, StringList *aspects);
+// The devices as --arch lists, one per set of aspects ("pvc,spirv", "acm_g10"): each set
+// needs a link of its own, as intel's driver runs a device compilation per target, since the
+// AOT split keeps what the device can run (a virtual-function set using fp64 is in pvc's
+// images, not in acm_g10's). 'spirv' is a group of its own, "": JIT's split (sets outlined,
+// dummy images), not a device's.
+void aot_aspect_groups(const AotPlan *plan, StringList *groups);
+void aot_plan_free(AotPlan *plan);
+
+typedef struct {
+  int jobs;
+  const Cache *cache;
+  const char *distributor; // each ocloc run a DTLTO job of this distributor, or NULL
+  const StringList *distributor_args;
+  const char *output;      // the link's -o: messages, and where distributed jobs' files go
+  bool keep_files;         // --save-temps: the images' .spv and .bin files stay
+} AotOptions;
+
+typedef struct {
+  size_t image, device; // RESULTS' index, the plan's device
+  Buffer native;        // ocloc's output (a zebin)
+  bool from_cache;
+  char key[CACHE_KEY_SIZE];
+  char *error;
+} AotImage;
+
+// Every result's SPIR-V compiled for every device of PLAN that can run it (the others leave
+// the image out, as intel's per-target tables do), through the cache, in parallel or as
+// distributed jobs. Returns the native images (*COUNT of them) in image, then device order;
+// ocloc's failures are reported and the link ends.
+AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResult *results,
+                      size_t num_results, size_t *count);
+
 // hooks/check_imports.c: --check-imports: a warning for each imported symbol no image of this link exports.
 void check_link_imports(const ImageResult *results, size_t count);
 

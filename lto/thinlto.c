@@ -74,6 +74,7 @@ static void read_back(void *arg, size_t i) {
       cache_store(b->cache, "thinlto", key, &b->optimized[i]);
     return;
   }
+  own_cache_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
   if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0) return;
   if (b->rc[i] && b->rc[i] != -EINVAL) return; // unreadable: the link fails on it
   note("cache: ThinLTO cache entry %s/%c%c/thinlto-%s is damaged", b->cache->root,
@@ -178,8 +179,8 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
             (unsigned long long)room.total, strerror(-rc));
   }
   // libLTO names its results N.ARCH.thinlto.o in it, and its cache entries llvmcache-KEY
-  // (with their temporaries): those are this run's to remove.
-  const char *patterns[] = {"%s/*.thinlto.o", "%s/llvmcache-*"};
+  // (with their temporaries, and llvmcache.timestamp): those are this run's to remove.
+  const char *patterns[] = {"%s/*.thinlto.o", "%s/llvmcache*"};
   for (int i = 0; i < (cache ? 2 : 1); i++) {
     char *names = format(patterns[i], dir);
     own_expect(names);
@@ -195,7 +196,7 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
     thinlto_codegen_set_cache_pruning_interval(cg, -1); // cache_prune prunes the entries
     folder = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (folder < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
-    if (reuse) cache_export_entries(cache, "thinlto", folder, entry_prefix, &linked_in);
+    if (reuse) cache_export_entries(cache, "thinlto", folder, entry_prefix, &linked_in, opts->jobs);
   }
 
   double start = now_seconds();

@@ -96,6 +96,8 @@ const char *aspect_name(uint32_t value); // NULL when unnamed
 // and its reqd_sub_group_size one the target supports. "" and a target the table does not
 // hold (only intel's Intel GPU targets are) accept every image.
 bool target_runs_image(const char *target, const PropertySets *sets);
+// The aspects (names, NULL-terminated) of a device target of that table, or NULL if unknown.
+const char *const *target_aspects(const char *target);
 
 // properties/compute.c: every property set of one finalized image (hooks/hook.c calls it in
 // complete_work, on the job's own module). Sets, in intel's order: devicelib req mask, device

@@ -100,3 +100,8 @@ bool target_runs_image(const char *target, const PropertySets *sets) {
   }
   return true;
 }
+
+const char *const *target_aspects(const char *target) {
+  const TargetInfo *t = find_target(target);
+  return t ? t->aspects : NULL;
+}

@@ -102,13 +102,12 @@ typedef struct {
 
 // --cache-dir: a split input's images are reused while its bytes and the split options are
 // the same. Entry: a flag "already split", then per image its bitcode, kernels, exports,
-// set name ("" for none), dummy flag and whole-program facts (SplitOptions.facts; empty
-// without), each a u64-length record. With the facts, a relink's facts stage reads no
-// module of an unchanged input.
+// set name ("" for none), dummy flag and facts (module_facts; empty if not asked for), each a
+// u64-length record: a relink's facts stage reads them here, not from an entry per image.
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v10"); // v10: the facts; v9: none for malformed SYCL metadata
+  cache_hash_tool(&h, "split v10"); // v10: facts; v9: no entries for malformed SYCL metadata
   char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
                          o->canonical_triple);
   cache_hash_string(&h, options);
@@ -145,9 +144,9 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
   if (ok) memcpy(head, b.data, sizeof head);
   RecordReader rd = {b.data + sizeof head, b.data + b.size, !ok};
   *r = (SplitResult){0};
-  // Each image takes at least five records (41 bytes) of the entry: the count is checked
+  // Each image takes at least six records (49 bytes) of the entry: the count is checked
   // against the entry's size before it sizes the array.
-  if (ok && head[1] <= (b.size - sizeof head) / 41)
+  if (ok && head[1] <= (b.size - sizeof head) / 49)
     r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
   for (uint64_t i = 0; ok && r->images && i < head[1] && !rd.bad; i++) {
     SplitImage *im = &r->images[r->count++];

@@ -239,6 +239,13 @@ static void run_on_workers(LocalJob *run, size_t count, size_t jobs) {
       job->log_fd = memfd_create("sycl-thinlto-local-job", MFD_CLOEXEC);
       if (job->log_fd < 0) fatal(NULL, "cannot create a job's log: %s", strerror(errno));
       int rc = send_job(workers[i].sock, (size_t)(job - run), job->log_fd);
+      if (rc) { // the worker ended while idle (a signal): another takes the job
+        int status;
+        close(workers[i].sock);
+        child_wait(workers[i].pid, &status);
+        start_worker(workers, num_workers, i, run);
+        rc = send_job(workers[i].sock, (size_t)(job - run), job->log_fd);
+      }
       if (rc) fatal(NULL, "cannot give a worker its job: %s", strerror(-rc));
       job->pid = workers[i].pid;
       workers[i].job = job;

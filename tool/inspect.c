@@ -215,6 +215,13 @@ static void print_names(const char *label, const StringList *names, bool kernels
   }
 }
 
+// Native code for an Intel GPU, compiled ahead of time (issue 33): intel's spir64_gen triple,
+// ImageKind Object (intel's runtime reads it as its native format), the device as arch.
+static bool is_native_image(const InputImage *image) {
+  const char *triple = image_key(image, "triple");
+  return image->image_kind == IMG_OBJECT && triple && !strncmp(triple, "spir64_gen", 10);
+}
+
 static void print_image_text(const InputImage *image, const ImageFacts *facts) {
   print_text(image->origin);
   printf(": %s\n", image_kind_name(image->image_kind));
@@ -225,6 +232,10 @@ static void print_image_text(const InputImage *image, const ImageFacts *facts) {
     print_text_field("file triple", file_triple);
   }
   print_text_field("arch", image->arch);
+  if (is_native_image(image)) {
+    printf("  format: native (Intel GPU binary, ocloc)\n");
+    print_text_field("device", image->arch);
+  }
   printf("  size: %zu\n", image->size);
   print_names("kernel", &facts->kernels, true);
   print_names("export", &facts->exports, false);
@@ -295,6 +306,10 @@ static json_t *image_json(const InputImage *image, const ImageFacts *facts) {
   json_put(o, "kind", json_text(image_kind_name(image->image_kind)));
   json_put(o, "triple", json_text(image->triple));
   json_put(o, "arch", json_text(image->arch));
+  if (is_native_image(image)) {
+    json_put(o, "format", json_text("native"));
+    json_put(o, "device", json_text(image->arch));
+  }
   json_put(o, "size", json_uint(image->size));
   json_put(o, "symbols", strings_json(&facts->kernels));
   json_t *keys_object = json_new_object();

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char link_usage[] =
@@ -41,7 +42,12 @@ static const char link_usage[] =
     "  --no-validate                     skip spirv-val on the images\n"
     "  --import-instr-limit=<n>          ThinLTO import threshold (default: 1000)\n"
     "  --triple=<triple>                 device triple (spirv64* or spir64*)\n"
-    "  --arch=<arch>                     device architecture recorded in the output\n"
+    "  --arch=<arch>                     device architecture recorded in the output; Intel GPUs\n"
+    "                                    (pvc, acm_g10, intel_gpu_tgllp, ..., several with ','):\n"
+    "                                    native images compiled by ocloc (ahead of time), and\n"
+    "                                    'spirv' in the list keeps the SPIR-V images too\n"
+    "  --ocloc=<path>                    the ocloc to run (default: ocloc on PATH)\n"
+    "  --ocloc-options=<options>         more arguments for ocloc (clang-sycl-linker's option)\n"
     "  --save-temps                      keep each image's bitcode and SPIR-V beside -o\n"
     "  --cache-dir=<dir>, --thinlto-cache-dir=<dir>\n"
     "                                    reuse unchanged work of earlier links (incremental)\n"
@@ -105,6 +111,12 @@ typedef struct {
   const char *distributor; // --distributor, resolved
   StringList distributor_args;
   const char *remote_compiler;
+  const char *ocloc;        // --ocloc=PATH
+  StringList ocloc_options; // --ocloc-options=..., each as given
+  // Set for the links of link_aspect_groups: of inputs for two targets, this one's; and no
+  // relink record (the links share one command line).
+  const char *prefer_target;
+  bool aspect_group;
 } LinkOptions;
 
 static void add_group(LinkOptions *o, int start, int end, bool input) {
@@ -267,8 +279,11 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
       o->triple = v;
     } else if ((v = option_value(argc, argv, &i, a, "arch"))) {
       o->arch = v;
+    } else if ((v = option_value(argc, argv, &i, a, "ocloc-options"))) {
+      strlist_push(&o->ocloc_options, xstrdup(v));
+    } else if ((v = option_value(argc, argv, &i, a, "ocloc"))) {
+      o->ocloc = v;
     } else if (clang_personality && (is_flag(a, "dry-run") || is_flag(a, "print-linked-module") ||
-                                     option_value(argc, argv, &i, a, "ocloc-options") ||
                                      option_value(argc, argv, &i, a, "opencl-aot-options") ||
                                      option_value(argc, argv, &i, a, "spirv-dump-device-code"))) {
       warning(NULL, "option '%s' of clang-sycl-linker is not supported; ignored", raw);
@@ -402,7 +417,7 @@ static void llvm_fatal_error(const char *reason) {
 
 // The hooks' step 6: a finished image goes to the output as soon as its turn comes.
 static void image_done(void *output, size_t image) {
-  output_ready(output, image);
+  if (output) output_ready(output, image);
   progress_image_done();
 }
 
@@ -491,12 +506,23 @@ typedef struct {
   OutputImage *outputs;
   OutputWriter output;
   char *jobs_dir;           // --distributor: the jobs' files, beside the output
+  // --arch naming Intel GPUs (issue 33): the devices, ocloc, and whether the split's AOT
+  // aspects are the devices' (then the link's own list, freed at the end).
+  AotPlan aot;
+  bool native;
+  bool device_aspects;
 } Link;
 
 // Every check that needs no input, and what the stages share, before the first stage: a
 // wrong option fails here, not after minutes of work.
-static void link_begin(Link *l, const LinkOptions *o, char **argv) {
-  *l = (Link){.o = o, .jobs = o->jobs, .llvm_spirv = o->llvm_spirv, .split = o->split};
+static void link_begin(Link *l, const LinkOptions *o, char **argv, const AotPlan *aot,
+                       bool native) {
+  *l = (Link){.o = o,
+              .jobs = o->jobs,
+              .llvm_spirv = o->llvm_spirv,
+              .split = o->split,
+              .aot = *aot,
+              .native = native};
   if (!o->output) fatal(NULL, "no output file; use -o <file>");
   refuse_stdout_output(o->output);
   if (!o->inputs.count) fatal(NULL, "no input files");
@@ -541,6 +567,15 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv) {
   l->split.cache = l->cachep;
   l->split.facts = true;            // read while each image is in memory, for the facts stage
   l->split.canonical_triple = true; // what prepare would set: most images skip it (prepare.c)
+  // The devices' aspects decide the AOT split; --aot-aspects, when given, says it explicitly.
+  if (native && !l->split.aot) {
+    l->split.aot_aspects = (StringList){0};
+    if (aot_device_aspects(&l->aot, &l->split.aot_aspects)) {
+      l->split.aot = l->device_aspects = true;
+    } else {
+      strlist_free(&l->split.aot_aspects);
+    }
+  }
   l->thin = (ThinLinkOptions){
       .jobs = l->jobs, .import_instr_limit = o->import_instr_limit, .cache = l->cachep};
   l->time_trace = o->time_trace      ? xstrdup(o->time_trace)
@@ -554,7 +589,10 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv) {
   l->start = now_seconds();
   // What the output depends on besides its files is in the key; --save-temps, --stats and
   // an external translator say or write more than the output.
-  l->relinks = l->cachep && !o->save_temps && !o->stats && o->tool != SPIRV_TRANSLATOR;
+  // Nor is the installed ocloc (AOT), and the links of link_aspect_groups share one command
+  // line.
+  l->relinks = l->cachep && !o->save_temps && !o->stats && o->tool != SPIRV_TRANSLATOR &&
+               !native && !o->aspect_group;
   if (l->relinks) {
     for (size_t i = 0; i < o->inputs.count; i++)
       strlist_push(&l->files, xstrdup(o->inputs.items[i]));
@@ -587,15 +625,31 @@ static void read_inputs(Link *l) {
   for (size_t i = 0; i < l->device_libs.count; i++)
     input_bytes += file_size(l->device_libs.items[i]);
   read_memory_ceiling_begin(input_bytes);
-  l->inputs = (InputSet){.for_link = true};
+  l->inputs = (InputSet){.for_link = true,
+                         .prefer_target = l->o->prefer_target ? l->o->prefer_target
+                                          : l->native          ? "spir64_gen"
+                                                               : NULL};
   for (size_t i = 0; i < l->o->inputs.count; i++)
     read_input_file(&l->inputs, l->o->inputs.items[i], false);
   for (size_t i = 0; i < l->device_libs.count; i++)
     read_input_file(&l->inputs, l->device_libs.items[i], true);
+  if (l->inputs.mixed) input_set_keep_target(&l->inputs, l->inputs.prefer_target);
   size_t user_images = 0;
   for (size_t i = 0; i < l->inputs.count; i++)
     user_images += !l->inputs.items[i].is_library;
   if (!user_images) fatal(NULL, "no SYCL device images for a SPIR-V target in the inputs");
+  // Device code compiled for intel's AOT target asks for native code: without --arch naming
+  // its device the link would write SPIR-V for it, without a word.
+  if (!l->native && l->inputs.target && !strcmp(l->inputs.target, "spir64_gen")) {
+    const char *device = "<device>";
+    for (size_t i = 0; i < l->inputs.count; i++)
+      if (!l->inputs.items[i].is_library && l->inputs.items[i].arch && *l->inputs.items[i].arch)
+        device = l->inputs.items[i].arch;
+    fatal(l->inputs.target_origin,
+          "device code for spir64_gen (ahead of time for Intel GPUs) is linked for a device: "
+          "--arch=%s (or -Xsycl-target-backend=spir64_gen \"-device %s\")",
+          device, device);
+  }
   l->files_read = l->inputs.num_files;
 }
 
@@ -685,8 +739,9 @@ static void hooks_stage(Link *l) {
   l->results = xcalloc(n, sizeof(ImageResult));
   l->outputs = xcalloc(n, sizeof(OutputImage));
   for (size_t i = 0; i < l->emitted; i++)
-    l->outputs[i] = (OutputImage){&l->results[i].spirv, &l->results[i].symbols,
-                                  &l->results[i].properties};
+    l->outputs[i] = (OutputImage){.spirv = &l->results[i].spirv,
+                                  .symbols = &l->results[i].symbols,
+                                  .properties = &l->results[i].properties};
   // The jobs' files: beside the output, which a cluster's nodes see on a shared file system.
   l->jobs_dir = format("%s.jobs.%s.%ld", o->output, host_name(), (long)getpid());
   HookOptions ho = {
@@ -709,9 +764,9 @@ static void hooks_stage(Link *l) {
       .output = o->output,
       .keep_jobs = o->save_temps,
       .image_done = image_done,
-      .image_done_arg = &l->output,
+      .image_done_arg = l->native ? NULL : &l->output, // AOT writes once ocloc is done
   };
-  output_open(&l->output, o->output, o->arch, l->outputs, l->emitted);
+  if (!l->native) output_open(&l->output, o->output, o->arch, l->outputs, l->emitted);
   progress_stage("hooks", l->emitted);
   run_hooks(&l->r, l->optimized, &l->sources, &ho, l->results);
   spawner_stop(); // once reaped, its workers' CPU time and peak RSS count as our children's
@@ -727,6 +782,18 @@ static void hooks_stage(Link *l) {
 static void output_stage(Link *l) {
   output_commit(&l->output);
   if (l->relinks && !warning_count()) relink_record(&l->relink);
+}
+
+// Ahead of time: each image through ocloc per device, in parallel, cached, distributable;
+// then the output, with the native images (tool/link_aot.c).
+static void aot_stage(Link *l) {
+  AotOptions ao = {.jobs = l->jobs,
+                   .cache = l->cachep,
+                   .distributor = l->distributor,
+                   .distributor_args = &l->o->distributor_args,
+                   .output = l->o->output,
+                   .keep_files = l->o->save_temps};
+  link_native_output(l->o->output, &l->aot, &ao, l->results, l->emitted);
 }
 
 // What the link says of itself (-v, --stats, --time-trace), and all it allocated freed:
@@ -771,15 +838,35 @@ static int link_end(Link *l) {
   input_set_free(&l->images);
   input_set_free(&l->inputs);
   if (l->cachep) cache_close(&l->cache);
+  if (l->device_aspects) strlist_free(&l->split.aot_aspects);
+  aot_plan_free(&l->aot);
   return 0;
 }
 
 // The data flow of ARCHITECTURE.md, one stage a line, each timed (-v, --time-trace). A
 // stage reads the link's state and adds to it; errors are fatal within the stage that
 // finds them.
+static int link_aspect_groups(const LinkOptions *o, char **argv, const StringList *groups);
+
 static int run_link(const LinkOptions *o, char **argv) {
+  // --arch naming Intel GPUs: devices whose aspects differ get a link each.
+  AotPlan aot;
+  bool native = aot_plan(o->arch, o->ocloc, &o->ocloc_options, &aot);
+  if (!native && o->ocloc_options.count)
+    warning(NULL, "--ocloc-options: no Intel GPU in --arch, ocloc does not run; ignored");
+  if (native) {
+    StringList groups = {0};
+    aot_aspect_groups(&aot, &groups);
+    if (groups.count > 1) {
+      aot_plan_free(&aot);
+      int rc = link_aspect_groups(o, argv, &groups);
+      strlist_free(&groups);
+      return rc;
+    }
+    strlist_free(&groups);
+  }
   Link link;
-  link_begin(&link, o, argv);
+  link_begin(&link, o, argv, &aot, native);
   if (link.relinks) STAGE("unchanged", check_unchanged(&link));
   if (link.reused) return link_end(&link);
   start_workers(&link);
@@ -799,8 +886,68 @@ static int run_link(const LinkOptions *o, char **argv) {
     STAGE("verify", verify_stage(&link));
   }
   STAGE("hooks", hooks_stage(&link));
-  STAGE("output", output_stage(&link));
+  if (link.native)
+    STAGE("aot", aot_stage(&link));
+  else
+    STAGE("output", output_stage(&link));
   return link_end(&link);
+}
+
+// --arch devices with different aspects (pvc has fp64, acm_g10 has not): one link per set of
+// aspects, each in a child process of its own (a link's state is its process's), their
+// outputs concatenated in order (OffloadBinary files concatenate).
+static int link_aspect_groups(const LinkOptions *o, char **argv, const StringList *groups) {
+  Buffer all = {0};
+  for (size_t g = 0; g < groups->count; g++) {
+    char *part = format("%s.aot.%ld.%zu", o->output, (long)getpid(), g);
+    own_expect(part); // the child makes it
+    remove_on_failure(part);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) fatal(NULL, "cannot fork: %s", strerror(errno));
+    if (pid == 0) {
+      forget_children();
+      LinkOptions child = *o;
+      // Each link's trace is its own: TRACE.G, where TRACE is what the options name.
+      if (o->time_trace)
+        child.time_trace = format("%s.%zu", o->time_trace, g);
+      else if (o->time_trace_flag)
+        child.time_trace = format("%s.time-trace.%zu", o->output, g);
+      child.time_trace_flag = false;
+      // Objects compiled for both (-fsycl-targets=spir64,intel_gpu_pvc): the devices link
+      // the spir64_gen images, the SPIR-V link the spir64 ones.
+      child.prefer_target = *groups->items[g] ? "spir64_gen" : "spirv64";
+      child.aspect_group = true;
+      child.arch = groups->items[g];
+      if (!*child.arch) child.ocloc_options = (StringList){0}; // SPIR-V's link runs no ocloc
+      child.output = part;
+      exit(run_link(&child, argv));
+    }
+    track_child(pid);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    untrack_child(pid);
+    if (WIFSIGNALED(status))
+      fatal(NULL, "the link for --arch=%s was killed by signal %d", groups->items[g],
+            WTERMSIG(status));
+    if (WEXITSTATUS(status)) { // it has said why
+      remove_failure_paths();
+      exit(WEXITSTATUS(status));
+    }
+    Buffer b;
+    int rc = read_file(part, &b);
+    if (rc) fatal(part, "%s", read_error_text(rc));
+    buffer_append(&all, b.data, b.size);
+    buffer_free(&b);
+    own_remove(part);
+    free(part);
+  }
+  int rc = write_output_atomic(o->output, all.data, all.size);
+  if (rc) fatal(o->output, "cannot write output: %s", strerror(-rc));
+  keep_on_success(o->output);
+  free(all.data);
+  return 0;
 }
 
 static void free_options(LinkOptions *o) {
@@ -810,6 +957,7 @@ static void free_options(LinkOptions *o) {
   strlist_free(&o->library_paths);
   strlist_free(&o->distributor_args);
   strlist_free(&o->split.aot_aspects);
+  strlist_free(&o->ocloc_options);
 }
 
 static void default_options(LinkOptions *o) {

@@ -259,6 +259,7 @@ static int wrap_device_code(const WrapperOptions *o, const StringList *device_bi
                             const char *wrapper_object) {
   const char *device_binary = device_binaries->items[0]; // the one a message names
   WrapOptions wo = {.host_triple = o->host_triple,
+                    .compile_options = o->backend_compile_options,
                     .print_module = o->print_wrapped_module,
                     .compress = o->compress,
                     .compression_level = o->compression_level,
@@ -484,6 +485,8 @@ int linker_wrapper_main(int argc, char **argv) {
   strlist_free(&device_binaries);
   strlist_free(&device_inputs);
   strlist_free(&o->device_link_args);
+  strlist_free(&o->aot_devices);
+  strlist_free(&o->ocloc_args);
   strlist_free(&o->linker_args);
   free(temp_dir);
   free(temp_prefix);

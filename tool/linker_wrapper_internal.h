@@ -27,6 +27,11 @@ typedef struct {
   StringList device_link_args;
   StringList linker_args;
   const char *temp_prefix; // where the steps' temporaries go: a directory of ours/, or OUT.sycl.
+  // AOT (issue 33): --triple=spir64_gen, the devices of --gpu-tool-arg's -device, its other
+  // arguments, and -sycl-backend-compile-options.
+  bool aot_triple, jit_triple; // --triple=spir64_gen, and a JIT one too (spir64,intel_gpu_pvc)
+  StringList aot_devices, ocloc_args;
+  const char *backend_compile_options;
 } WrapperOptions;
 
 // One run of the wrapper: its options and what the steps leave for the ones after them.

@@ -35,7 +35,10 @@ static const char wrapper_usage[] =
     "  --print-wrapped-module       print the wrapper object's LLVM IR on stderr\n"
     "\n"
     "intel's SYCL options, as DPC++'s driver passes them:\n"
-    "  --triple=<spir64|spirv64>    the device target (AOT triples refused)\n"
+    "  --triple=<spir64|spirv64|spir64_gen>  the device target (spir64_gen: ahead of time)\n"
+    "  --gpu-tool-arg=<args>        ocloc's arguments (\"-device pvc ...\"): AOT for the devices\n"
+    "  -sycl-backend-compile-options=<opts>  ocloc's -options (AOT), or the images' compile\n"
+    "                               options (JIT)\n"
     "  --sycl-post-link-options=<opts>  sycl-post-link's options, for the device link\n"
     "  --llvm-spirv-options=[sycl:<triple>=]<opts>  the driver's llvm-spirv options\n"
     "  --sycl-device-libraries=<a,b>, --sycl-device-library-location=<dir>\n"
@@ -126,12 +129,11 @@ static const struct {
     {"no-sycl-remove-unused-external-funcs",
      "SYCL_EXTERNAL functions stay entry points only with --sycl-allow-device-image-dependencies"},
     {"sycl-nvptx-device-libraries", "only SPIR-V device code is linked"},
-    {"sycl-backend-compile-options", "AOT compilation and backend options are not supported"},
     {"sycl-target-link-options", "AOT compilation and backend options are not supported"},
     {"sycl-backend-compile-options-from-image", "AOT compilation is not supported"},
     {"sycl-backend-link-options-from-image", "AOT compilation is not supported"},
-    {"gpu-tool-arg", "AOT compilation (ocloc) is not supported"},
-    {"cpu-tool-arg", "AOT compilation (opencl-aot) is not supported"},
+    {"cpu-tool-arg", "AOT compilation for CPUs (opencl-aot) is not supported: Debian does not "
+                     "package opencl-aot"},
     {"sycl-is-windows-msvc-env", "only Linux hosts are supported"},
     {NULL, NULL}};
 
@@ -327,6 +329,21 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
     long bytes = strtol(v, &end, 10);
     if (!*v || *end || bytes < 0) fatal(NULL, "%s: expected a size in bytes, not '%s'", a, v);
     o->compression_threshold = bytes ? bytes : 1; // 0 here means every image
+  } else if ((v = sycl_option(a, "gpu-tool-arg"))) {
+    // intel's -Xsycl-target-backend=spir64_gen "-device pvc ...": ocloc's command line.
+    StringList args = {0};
+    split_spaces(&args, v);
+    for (size_t i = 0; i < args.count; i++) {
+      if (!strcmp(args.items[i], "-device")) {
+        if (i + 1 == args.count) fatal(NULL, "%s: -device needs a device", a);
+        strlist_split_commas(&o->aot_devices, args.items[++i]);
+      } else {
+        strlist_push(&o->ocloc_args, xstrdup(args.items[i]));
+      }
+    }
+    strlist_free(&args);
+  } else if ((v = sycl_option(a, "sycl-backend-compile-options"))) {
+    o->backend_compile_options = v;
   } else if (sycl_option(a, "print-wrapped-module")) {
     o->print_wrapped_module = true;
   } else {
@@ -391,9 +408,13 @@ void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
       o->jobs = parse_jobs("--wrapper-jobs", v);
     } else if ((v = wrapper_option(a, "triple")) && *v) {
       // DPC++'s driver names the device target; the images' own triples decide the link.
-      if (!is_jit_spirv_triple(v))
-        fatal(NULL, "%s: only SPIR-V device code for JIT compilation (spir64, spirv64) is linked",
-              a);
+      if (!strncmp(v, "spir64_gen", 10) && (!v[10] || v[10] == '-'))
+        o->aot_triple = true;
+      else if (is_jit_spirv_triple(v))
+        o->jit_triple = true;
+      else
+        fatal(NULL, "%s: only SPIR-V device code, for JIT compilation (spir64, spirv64) or "
+                    "ahead of time for Intel GPUs (spir64_gen), is linked", a);
     } else if ((v = wrapper_option(a, "device-linker")) && *v) {
       const char *arg = device_argument(v);
       if (arg) strlist_push(&o->device_link_args, xstrdup(arg));
@@ -417,6 +438,39 @@ void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
     }
   }
   if (!o->output) o->output_at = o->linker_args.count;
+  // AOT: the devices and ocloc's arguments become the device link's --arch and
+  // --ocloc-options; the backend's compile options ocloc's -options. For JIT they are the
+  // images' compile options, which the runtime passes to the backend.
+  if (o->aot_triple && !o->aot_devices.count)
+    fatal(NULL, "--triple=spir64_gen: no device to compile for; DPC++ names it in "
+                "--gpu-tool-arg=\"-device pvc\" (-Xsycl-target-backend=spir64_gen \"-device pvc\")");
+  if (o->aot_devices.count) {
+    // Both triples named: SPIR-V (JIT) images beside the native ones.
+    if (o->jit_triple) strlist_push(&o->aot_devices, xstrdup("spirv"));
+    char *devices = strlist_join(&o->aot_devices, ",");
+    strlist_push(&o->device_link_args, format("--arch=%s", devices));
+    free(devices);
+    if (o->backend_compile_options && *o->backend_compile_options) {
+      strlist_push(&o->ocloc_args, xstrdup("-options"));
+      strlist_push(&o->ocloc_args, xstrdup(o->backend_compile_options));
+    }
+    Buffer text = {0};
+    for (size_t i = 0; i < o->ocloc_args.count; i++) {
+      const char *arg = o->ocloc_args.items[i];
+      char quote = strchr(arg, '"') ? '\'' : '"';
+      if (i) buffer_append(&text, " ", 1);
+      buffer_append(&text, &quote, 1);
+      buffer_append(&text, arg, strlen(arg));
+      buffer_append(&text, &quote, 1);
+    }
+    buffer_append(&text, "", 1);
+    if (o->ocloc_args.count)
+      strlist_push(&o->device_link_args, format("--ocloc-options=%s", (char *)text.data));
+    free(text.data);
+    o->backend_compile_options = NULL;
+  } else if (o->ocloc_args.count) {
+    fatal(NULL, "--gpu-tool-arg: ocloc's arguments without -device: no device to compile for");
+  }
   // intel's rules for the post-link tool switches and the split mode.
   if (o->use_post_link_tool && o->no_use_post_link_tool)
     fatal(NULL, "-use-sycl-post-link-tool and -no-use-sycl-post-link-tool options can't be used "

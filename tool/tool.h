@@ -129,6 +129,10 @@ void relink_free(Relink *rl);
 // call per stage; CLANG_SYCL_LINKER (argv[0] ends in clang-sycl-linker): clang-sycl-linker
 // 22's command line, its options we do not support warned about.
 int link_main(int argc, char **argv, bool clang_sycl_linker);
+// tool/link_aot.c: the AOT stage of a link with --arch=<Intel GPUs>: RESULTS' SPIR-V compiled
+// by ocloc for PLAN's devices, written to OUTPUT as native images (and SPIR-V ones if asked).
+void link_native_output(const char *output, const AotPlan *plan, const AotOptions *opts,
+                        ImageResult *results, size_t count);
 // tool/split_command.c: `sycl-thinlto split`.
 int split_main(int argc, char **argv);
 // tool/post_link.c: `sycl-thinlto post-link`, or argv[0] ending in sycl-post-link: intel's

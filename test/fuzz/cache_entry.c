@@ -1,4 +1,4 @@
-// Fuzz target: the cache-entry reader (base/cache.c): an entry's header and checksum
+// Fuzz target: the cache-entry reader (base/cache.c): an entry's trailer and checksum
 // (cache_entry_payload), then its payload read with the record reader the way each kind's
 // loader reads it. An input is "KIND KEY\n" and the entry's bytes (a seed is a real entry
 // under its real name, so its checksum holds). The payload is read whether the checksum
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { HEADER_SIZE = 52 }; // magic, version, size, BLAKE3 (base/cache.c)
+enum { TRAILER_SIZE = 52 }; // BLAKE3, size, version, magic, after the payload (base/cache.c)
 
 static void read_strings(RecordReader *r) {
   StringList l = {0};
@@ -59,7 +59,7 @@ static bool read_head(RecordReader *r, uint64_t head[2]) {
   return true;
 }
 
-// split: per image its bitcode, kernels, exported functions, set and dummy flag.
+// split: per image its bitcode, kernels, exported functions, set, dummy flag and facts.
 static void read_split(RecordReader r) {
   uint64_t head[2];
   if (!read_head(&r, head)) return;
@@ -67,6 +67,7 @@ static void read_split(RecordReader r) {
     read_record(&r);
     read_strings(&r);
     read_strings(&r);
+    read_record(&r);
     read_record(&r);
     read_record(&r);
   }
@@ -93,10 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *entry = nl + 1;
   size_t entry_size = size - (entry - data), payload_size;
   int at = cache_entry_payload(kind, key, entry, entry_size, &payload_size);
-  if (at >= 0 && ((size_t)at > entry_size || payload_size != entry_size - at)) abort();
-  const uint8_t *payload =
-      at >= 0 ? entry + at : entry + (entry_size < HEADER_SIZE ? entry_size : HEADER_SIZE);
-  const uint8_t *end = entry + entry_size;
+  if (at >= 0 && (at != 0 || payload_size + TRAILER_SIZE != entry_size)) abort();
+  const uint8_t *payload = entry;
+  const uint8_t *end = entry + (entry_size < TRAILER_SIZE ? 0 : entry_size - TRAILER_SIZE);
   read_image((RecordReader){payload, end, false});
   read_symbols((RecordReader){payload, end, false});
   RecordReader definitions = {payload, end, false};

@@ -24,6 +24,10 @@ config.substitutions.append(("%build_dir", os.path.dirname(config.bin_dir)))
 # An OpenCL ICD to run kernels on: `%if pocl %{ ./app %}` runs a program only where pocl is.
 if os.path.exists("/etc/OpenCL/vendors/pocl.icd"):
     config.available_features.add("pocl")
+# Intel's offline compiler (intel-opencl-icd, `make deps`): ahead-of-time tests (test/lit/aot).
+import shutil
+if shutil.which("ocloc"):
+    config.available_features.add("ocloc")
 # Sanitizer builds: `REQUIRES: asan` for tests of what only they can check (leaks.test),
 # `UNSUPPORTED: asan, tsan` for those whose time limits a sanitizer's slowness breaks.
 if getattr(config, "sanitize", "OFF").upper() in ("ON", "1", "TRUE", "YES"):

@@ -2,7 +2,7 @@
 # The Slurm distributor's tests (issue 26), on the one-host cluster test/slurm/cluster.sh
 # starts (ctest's fixture slurm.cluster; SLURM_CONF names it). Usage:
 #   tests.sh BUILD_DIR WORK_DIR TEST   with TEST one of e2e, faults, limits, shared-cache, cancel,
-#   llvm-lto2
+#   llvm-lto2, aot
 # Each link here also runs without Slurm; outputs are compared byte for byte (cmp).
 # Exit status 77 (ctest: skipped) when the cluster could not be started for lack of packages.
 set -euo pipefail
@@ -182,6 +182,18 @@ JOB
   cmp alone.bin ninth.bin || fail "the cached link differs"
   ! grep -q 'distributor:' ninth.log || fail "a cached image was sent as a job"
   echo "8 links in 8 Slurm jobs, one cache: all 8 outputs identical to a link run alone"
+  ;;
+aot)
+  # Ahead of time (issue 33): each image's ocloc run is a job of the Slurm distributor (the job
+  # list's common args are ocloc); the native images are a local link's, byte for byte.
+  command -v ocloc >/dev/null || { echo "skipped: no ocloc (intel-opencl-icd)"; exit 77; }
+  objects
+  link --arch=pvc --device-libs=w/devicelib.bc w/*.o -o local.bin
+  link --arch=pvc --device-libs=w/devicelib.bc w/*.o -o slurm.bin -v \
+    --distributor=sycl-thinlto-slurm 2>slurm.log || { cat slurm.log; fail "the AOT link failed"; }
+  grep -q 'distributor: 3 ocloc job(s)' slurm.log || fail "no ocloc jobs: $(cat slurm.log)"
+  cmp local.bin slurm.bin || fail "the Slurm link's native images differ from the local ones"
+  echo "3 ocloc jobs on Slurm: native images identical to a local link's"
   ;;
 cancel)
   # SIGTERM of a link cancels its step: no job of it is left in the queue, no process runs on.

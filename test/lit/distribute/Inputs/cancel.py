@@ -33,7 +33,7 @@ jobs_dir = None
 while time.time() < deadline:
     dirs = glob.glob(jobs_glob)
     # A job has begun once it has opened its log (a forked job has its runner's command line).
-    if dirs and glob.glob(dirs[0] + "/image.*.log") and processes_of(dirs[0]):
+    if dirs and glob.glob(dirs[0] + "/*/image.*.log") and processes_of(dirs[0]):
         jobs_dir = dirs[0]
         break
     time.sleep(0.05)

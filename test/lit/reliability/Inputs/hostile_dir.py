@@ -18,14 +18,14 @@ import subprocess
 import sys
 
 CALLS = re.compile(r'^(\d+)\s+(\w+)\((.*)\)\s+=\s+(-?\d+)')
-PATH_ARG = re.compile(r'"((?:[^"\\]|\\.)*)"')
+ARG = re.compile(r'\d+<([^>]*)>|"((?:[^"\\]|\\.)*)"')
 
 
 def learn(folder, command):
     """The names, relative to FOLDER, that COMMAND made, renamed to or removed there."""
     log = os.path.join(folder, "..", os.path.basename(folder) + ".strace")
     env = dict(os.environ, TMPDIR=os.path.join(folder, "tmp"))
-    subprocess.run(["strace", "-f", "-qq", "-o", log, "-e",
+    subprocess.run(["strace", "-f", "-qq", "-y", "-o", log, "-e",
                     "trace=open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,link,"
                     "linkat,symlink,symlinkat,unlink,unlinkat,rmdir"] + command,
                    cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -39,12 +39,17 @@ def learn(folder, command):
             call, args = m.group(2), m.group(3)
             if call.startswith("open") and not re.search(r"O_(WRONLY|RDWR|CREAT)", args):
                 continue
-            for path in PATH_ARG.findall(args):
-                if path.startswith("/") and not path.startswith(folder + "/"):
+            # With -y a descriptor reads 3</its/path>: a name after one is relative to it.
+            base = folder
+            for fd_path, path in ARG.findall(args):
+                if fd_path:
+                    base = fd_path
                     continue
-                rel = os.path.relpath(os.path.join(folder, path), folder)
-                if not rel.startswith(".."):
-                    names.add(rel)
+                full = os.path.normpath(os.path.join(base, path))
+                base = folder
+                if not full.startswith(folder + "/"):
+                    continue
+                names.add(os.path.relpath(full, folder))
     # And what is there at the end (a name a tool made without a call traced here).
     for where, dirs, files in os.walk(folder):
         for n in dirs + files:
@@ -82,11 +87,15 @@ def prepare(folder, inputs):
         shutil.copy(os.path.join(inputs, n), folder)
 
 
-def plant(folder, kinds, victims, top_only, pid):
+def plant(folder, kinds, victims, top_only, pid, real):
     planted = 0
     for i, template in enumerate(sorted(kinds)):
         rel = template.replace("{PID}", str(pid))
         if rel == "tmp" or (top_only and os.sep in rel):
+            continue
+        if os.path.basename(rel) in real:  # copied from the first run, not planted
+            os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
+            shutil.copy(os.path.join(folder, "..", "first", rel), os.path.join(folder, rel))
             continue
         full = os.path.join(folder, rel)
         if os.path.lexists(full):
@@ -120,10 +129,12 @@ def main():
     prepare(first, inputs)
     kinds = learn(first, command)
     failures = 0
-    for top_only in (True, False):
-        label = "top-level names" if top_only else "every name"
-        folder = os.path.join(work, "top" if top_only else "all")
-        victims = os.path.join(work, "victims-" + ("top" if top_only else "all"))
+    # The cache's tag planted as a link makes the run refuse the cache at once: a third run
+    # keeps the real tag, so that every later name (entries, jobs, --save-temps) is reached.
+    for label, top_only, real in (("top-level names", True, ()), ("every name", False, ()),
+                                  ("every name but the cache's tag", False, ("CACHEDIR.TAG",))):
+        folder = os.path.join(work, label.replace(" ", "-").replace("'", ""))
+        victims = folder + ".victims"
         os.makedirs(victims)
         prepare(folder, inputs)
         # The command's process is forked first and waits, so that names holding its PID are
@@ -141,7 +152,7 @@ def main():
             os.execvpe(command[0], command, env)
         os.close(go_read)
         os.close(err_write)
-        planted = plant(folder, kinds, victims, top_only, pid)
+        planted = plant(folder, kinds, victims, top_only, pid, real)
         before = fingerprint(victims)
         os.write(go_write, b"x")
         os.close(go_write)
@@ -152,6 +163,8 @@ def main():
         after = fingerprint(victims)
         print("%s: %d links planted, exit %d, victims %s" % (
             label, planted, run.returncode, "unchanged" if before == after else "CHANGED"))
+        for line in run.stderr.splitlines()[:3]:
+            print("  " + line)
         if before != after:
             failures += 1
             print(run.stderr)
