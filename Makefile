@@ -45,8 +45,13 @@ demo: build
 
 # Every end-to-end program, built through the linker-wrapper mode and run on pocl: a table
 # of kernels passed and failed per program and build variant (also part of `make test`).
+# INTEL_LLVM=DIR (a checkout of intel/llvm, read in place): intel's sycl-post-link and
+# clang-linker-wrapper SYCL lit tests against our tools too, a table and
+# $(BUILD)/conformance-intel.xml; their failures are reported, not make's failure.
 conformance: build
 	@test/e2e/conformance.sh $(BUILD)
+	$(if $(INTEL_LLVM),-@python3 test/e2e/intel_lit.py --intel $(INTEL_LLVM) --build $(BUILD) \
+	  --junit $(BUILD)/conformance-intel.xml)
 
 # The link-time benchmark, side by side with upstream clang-sycl-linker (bench/README.md).
 # SIZE=small (about a minute) or SIZE=large (400 units x 10 kernels); JOBS_LIST=1,2,4,...;

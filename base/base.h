@@ -465,8 +465,10 @@ void set_canonical_triple(LLVMModuleRef m);
 // LLVM bitcode (raw or in the 0x0B17C0DE wrapper), by its magic number.
 bool is_llvm_bitcode(const uint8_t *data, size_t size);
 // The calling conventions SYCL device code uses (llvm/IR/CallingConv.h).
-enum { CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76 };
-bool is_kernel(LLVMValueRef f); // a spir_kernel function, defined or declared
+enum { CC_PTX_KERNEL = 71, CC_SPIR_FUNC = 75, CC_SPIR_KERNEL = 76, CC_AMDGPU_KERNEL = 91 };
+// A kernel, defined or declared: spir_kernel, or as intel's sycl-post-link also counts them,
+// amdgpu_kernel and ptx_kernel (the link reads SPIR-V modules only).
+bool is_kernel(LLVMValueRef f);
 
 //
 // base/cache.c — the incremental cache (issue 6)

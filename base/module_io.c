@@ -270,5 +270,6 @@ bool is_llvm_bitcode(const uint8_t *data, size_t size) {
 }
 
 bool is_kernel(LLVMValueRef f) {
-  return LLVMGetFunctionCallConv(f) == CC_SPIR_KERNEL;
+  unsigned cc = LLVMGetFunctionCallConv(f);
+  return cc == CC_SPIR_KERNEL || cc == CC_AMDGPU_KERNEL || cc == CC_PTX_KERNEL;
 }

@@ -13,7 +13,12 @@ char *symbol_for_message(const char *name) {
     free(demangled);
     return xstrdup(name);
   }
-  char *both = format("%s (%s)", demangled, name);
+  // Device code has no RTTI: a typeinfo name (_ZTS<type>) is a kernel's, named by its type
+  // as the source named it ("typeinfo name for Shared" said nothing of a kernel).
+  static const char typeinfo[] = "typeinfo name for ";
+  char *both = !strncmp(demangled, typeinfo, sizeof typeinfo - 1)
+                   ? format("kernel %s (%s)", demangled + sizeof typeinfo - 1, name)
+                   : format("%s (%s)", demangled, name);
   free(demangled);
   return both;
 }

@@ -1,5 +1,5 @@
-// Static archives: the members of a GNU or BSD `ar` file, with their names resolved.
-// It does not look inside the members (input.c does) and does not read thin archives.
+// Static archives: the members of a GNU or BSD `ar` file, with their names resolved, and the
+// member names of a thin one. It does not look inside the members (input.c does).
 #include "formats/formats.h"
 
 #include <stdlib.h>
@@ -183,4 +183,55 @@ int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, siz
 fail:
   free_members(list, n);
   return -1;
+}
+
+int thin_archive_members(const uint8_t *data, size_t size, StringList *names, char **errmsg) {
+  if (size < MAGIC_SIZE || memcmp(data, thin_archive_magic, MAGIC_SIZE)) {
+    *errmsg = format("not a thin archive (bad magic)");
+    return -1;
+  }
+  const uint8_t *long_names = NULL;
+  size_t long_names_size = 0;
+  size_t at = MAGIC_SIZE;
+  while (at < size) {
+    if (size - at < MEMBER_HEADER_SIZE) {
+      *errmsg = format("archive member at offset %zu: truncated header (%zu bytes, need %d)", at,
+                       size - at, MEMBER_HEADER_SIZE);
+      return -1;
+    }
+    const uint8_t *header = data + at;
+    uint64_t member_size;
+    if (header[58] != '`' || header[59] != '\n') {
+      *errmsg = format("archive member at offset %zu: bad header (no terminating \"`\\n\")", at);
+      return -1;
+    }
+    if (!parse_decimal_field(header + SIZE_FIELD_AT, SIZE_FIELD, &member_size)) {
+      *errmsg = format("archive member at offset %zu: bad size field '%.10s'", at,
+                       (const char *)header + SIZE_FIELD_AT);
+      return -1;
+    }
+    size_t data_at = at + MEMBER_HEADER_SIZE, name_length = name_field_length(header);
+    // The symbol tables and the long-name table are stored; a member's data is in its file.
+    bool stored = header[0] == '/' && (name_length == 1 || name_is(header, name_length, "//") ||
+                                       name_is(header, name_length, "/SYM64/"));
+    if (stored && member_size > size - data_at) {
+      *errmsg = format("archive member at offset %zu: truncated table (size %llu, %zu bytes left)",
+                       at, (unsigned long long)member_size, size - data_at);
+      return -1;
+    }
+    char *name = NULL;
+    if (name_is(header, name_length, "//")) {
+      long_names = data + data_at;
+      long_names_size = member_size;
+    } else if (name_length > 1 && header[0] == '/' && header[1] >= '0' && header[1] <= '9') {
+      if (!(name = long_name(long_names, long_names_size, header, name_length, errmsg, at)))
+        return -1;
+    } else if (!stored) {
+      if (name_length > 0 && header[name_length - 1] == '/') name_length--;
+      name = xstrndup((const char *)header, name_length);
+    }
+    if (name) strlist_push(names, name);
+    at = data_at + (stored ? member_size + member_size % 2 : 0);
+  }
+  return 0;
 }

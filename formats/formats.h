@@ -76,6 +76,9 @@ bool is_archive(const uint8_t *data, size_t size);
 // Regular members only (symbol tables and the long-name table are skipped).
 int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, size_t *count,
                   char **errmsg);
+// A thin archive's (`ar rcsT`) member names, pushed to NAMES in order: the paths of the files
+// holding them, relative to the archive's directory unless absolute. 0, or -1 with *errmsg.
+int thin_archive_members(const uint8_t *data, size_t size, StringList *names, char **errmsg);
 
 //
 // formats/input.c — every device image found in the inputs

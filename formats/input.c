@@ -534,6 +534,8 @@ static void read_contents(InputSet *set, const char *origin, const uint8_t *data
     read_object(set, origin, data, size, is_library);
   else if (is_member)
     note("%s: not bitcode, an ELF object or an OffloadBinary: skipped", origin);
+  else if (!size && is_library) // as an empty archive: it defines nothing (intel's wrapper
+    note("%s: an empty library: nothing in it to link", origin); // takes one too)
   else if (!size)
     fatal(origin, "empty file");
   else

@@ -18,7 +18,7 @@ void image_cache_key(const char *content_key, const HookOptions *opts, int modul
                      char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "image v10");
+  cache_hash_tool(&h, "image v11"); // v11: a bit vector's count in the properties
   char *options = format(
       "tool=%d translator=%s validate=%d deps=%d O%d module O%d ext=%s meta=%d names=%d sc=%d",
       opts->tool, opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,

@@ -65,9 +65,10 @@ static LLVMValueRef strip_pointer_casts(LLVMValueRef v) {
   }
 }
 
-// The string literal behind a pointer argument. At -O0 the argument is a load from an alloca
-// that one store filled with the literal's address: *store is that store (intel deletes it).
-static char *string_literal(LLVMValueRef arg, LLVMValueRef *store) {
+// The string literal behind a pointer argument, *LEN its bytes (without the terminating NUL;
+// a zeroinitializer is the empty string). At -O0 the argument is a load from an alloca that
+// one store filled with the literal's address: *store is that store (intel deletes it).
+static char *string_literal(LLVMValueRef arg, LLVMValueRef *store, size_t *len) {
   LLVMValueRef v = strip_pointer_casts(arg);
   *store = NULL;
   if (LLVMIsALoadInst(v)) {
@@ -80,11 +81,52 @@ static char *string_literal(LLVMValueRef arg, LLVMValueRef *store) {
     v = strip_pointer_casts(LLVMGetOperand(*store, 0));
   }
   LLVMValueRef init = LLVMIsAGlobalVariable(v) ? LLVMGetInitializer(v) : NULL;
+  LLVMTypeRef t = init ? LLVMTypeOf(init) : NULL;
+  if (init && LLVMIsAConstantAggregateZero(init) && LLVMGetTypeKind(t) == LLVMArrayTypeKind &&
+      LLVMGetTypeKind(LLVMGetElementType(t)) == LLVMIntegerTypeKind &&
+      LLVMGetIntTypeWidth(LLVMGetElementType(t)) == 8) {
+    *len = 0;
+    return xstrdup("");
+  }
   if (!init || !LLVMIsAConstantDataArray(init)) return NULL;
-  size_t len;
-  const char *text = LLVMGetAsString(init, &len);
-  if (len && !text[len - 1]) len--;
-  return xstrndup(text, len);
+  const char *text = LLVMGetAsString(init, len);
+  if (*len && !text[*len - 1]) (*len)--;
+  char *copy = xmalloc(*len + 1);
+  memcpy(copy, text, *len);
+  copy[*len] = 0;
+  return copy;
+}
+
+// An ID for a message: bytes outside printable ASCII as \xNN. Malloc'd.
+static char *printable_id(const char *id, size_t len) {
+  Buffer b = {0};
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)id[i];
+    char esc[8];
+    if (c < 0x20 || c >= 0x7f || c == '\\')
+      buffer_append(&b, esc, (size_t)snprintf(esc, sizeof esc, "\\x%02x", c));
+    else
+      buffer_append(&b, &c, 1);
+  }
+  buffer_append(&b, "", 1);
+  return (char *)b.data;
+}
+
+// Why the symbolic ID cannot name a property, or NULL. The runtime looks a constant up by its
+// ID as a C string, so one with a NUL byte would be another's; the link writes its property
+// sets as JSON, whose names are UTF-8, and a byte that is not would be replaced there (two IDs
+// that differ only in such bytes became one property, the defaults read from wrong offsets).
+static char *id_problem(const char *id, size_t len, bool as_json) {
+  if (!len) return xstrdup("an empty specialization constant ID");
+  char *shown = printable_id(id, len);
+  char *why = memchr(id, 0, len) ? format("specialization constant ID '%s' holds a NUL byte", shown)
+              : as_json && !utf8_is_valid(id)
+                  ? format("specialization constant ID '%s' is not valid UTF-8, which the link's "
+                           "property sets (JSON) cannot carry",
+                           shown)
+                  : NULL;
+  free(shown);
+  return why;
 }
 
 // The default value: the specialization_id global's only field.
@@ -182,10 +224,10 @@ typedef struct {
 typedef struct {
   char *symbol;
   ScalarId *ids; // native
-  size_t num_ids;
+  size_t num_ids, ids_capacity;
   unsigned offset; // emulation: where its value lies in the runtime's buffer
   uint32_t *descriptors; // {ID, offset, size} triples, for the metadata
-  size_t num_descriptors;
+  size_t num_descriptors, descriptors_capacity;
 } SpecConstant;
 
 typedef struct {
@@ -197,12 +239,17 @@ typedef struct {
   bool zero_padding; // pass zero, not undef, for a padding element (for LLVM's SPIR-V backend)
   bool intel_shape;  // unfolded gep/bitcast/trunc instructions with intel's names (the front)
   bool spir;         // spir_func calls
+  bool as_json;      // the property sets go out as JSON (the link): IDs must be UTF-8
   SpecConstant *constants; // in the order first seen
   size_t count;
   unsigned next_id, next_offset;
   LLVMValueRef *defaults; // the default-values metadata operands, in order
   size_t num_defaults;
   char *error;
+  // The last scalar's getter (__spirv_SpecConstant of one type): an array's elements all call
+  // the same, and naming and looking it up per element was most of the lowering's time.
+  LLVMTypeRef scalar_ret, scalar_default;
+  LLVMValueRef scalar_fn;
 } Lowering;
 
 // A defined scalar of a default value, at its byte offset.
@@ -211,9 +258,13 @@ typedef struct {
   LLVMValueRef value;
 } Leaf;
 
+// The leaves in offset order, as collect_leaves finds them. The lowering walks the type in the
+// same order, so one cursor that only moves forward finds each element's leaf: linear in the
+// constant's size (a search from the start per element was quadratic).
 typedef struct {
   Leaf *items;
-  size_t count;
+  size_t count, capacity;
+  size_t cursor; // the first leaf whose offset is not below the lowering's position
 } Leaves;
 
 static void collect_leaves(LLVMTargetDataRef dl, LLVMValueRef c, uint64_t offset, Leaves *out) {
@@ -225,14 +276,19 @@ static void collect_leaves(LLVMTargetDataRef dl, LLVMValueRef c, uint64_t offset
       collect_leaves(dl, LLVMGetAggregateElement(c, i), offset + element_offset(dl, t, i), out);
     return;
   }
-  out->items = xrealloc(out->items, (out->count + 1) * sizeof *out->items);
+  if (out->count == out->capacity) {
+    out->capacity = out->capacity ? 2 * out->capacity : 16;
+    out->items = xrealloc(out->items, out->capacity * sizeof *out->items);
+  }
   out->items[out->count++] = (Leaf){offset, c};
 }
 
-static LLVMValueRef leaf_at(const Leaves *l, uint64_t offset) {
-  for (size_t i = 0; i < l->count; i++)
-    if (l->items[i].offset == offset) return l->items[i].value;
-  return NULL;
+// The leaf that starts at OFFSET, or NULL; OFFSET never goes below an earlier call's.
+static LLVMValueRef leaf_at(Leaves *l, uint64_t offset) {
+  while (l->cursor < l->count && l->items[l->cursor].offset < offset)
+    l->cursor++;
+  return l->cursor < l->count && l->items[l->cursor].offset == offset ? l->items[l->cursor].value
+                                                                        : NULL;
 }
 
 static LLVMValueRef emit_call(Lowering *lw, const char *base, LLVMTypeRef ret, LLVMValueRef *args,
@@ -240,25 +296,50 @@ static LLVMValueRef emit_call(Lowering *lw, const char *base, LLVMTypeRef ret, L
   LLVMTypeRef *params = xcalloc(n + 1, sizeof *params);
   for (unsigned i = 0; i < n; i++)
     params[i] = LLVMTypeOf(args[i]);
-  char *fname = mangled_name(base, ret, params, n);
   // intel's bool: i8 __spirv_SpecConstantia(i32, i8), then a trunc to i1.
   bool as_bool = LLVMGetTypeKind(ret) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ret) == 1 &&
                  n == 2 && LLVMGetTypeKind(params[1]) == LLVMIntegerTypeKind &&
                  LLVMGetIntTypeWidth(params[1]) == 8;
   LLVMTypeRef call_ret = as_bool ? params[1] : ret;
   LLVMTypeRef fty = LLVMFunctionType(call_ret, params, n, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(lw->m, fname);
-  if (f && LLVMGlobalGetValueType(f) != fty && !lw->error)
-    lw->error = format("'%s' is declared with another type", fname);
+  bool scalar = n == 2 && !is_aggregate(ret);
+  LLVMValueRef f = scalar && lw->scalar_fn && lw->scalar_ret == ret && lw->scalar_default == params[1]
+                       ? lw->scalar_fn
+                       : NULL;
   if (!f) {
-    f = LLVMAddFunction(lw->m, fname, fty);
-    if (lw->spir) LLVMSetFunctionCallConv(f, CC_SPIR_FUNC);
+    char *fname = mangled_name(base, ret, params, n);
+    f = LLVMGetNamedFunction(lw->m, fname);
+    if (f && LLVMGlobalGetValueType(f) != fty && !lw->error)
+      lw->error = format("'%s' is declared with another type", fname);
+    if (!f) {
+      f = LLVMAddFunction(lw->m, fname, fty);
+      if (lw->spir) LLVMSetFunctionCallConv(f, CC_SPIR_FUNC);
+    }
+    free(fname);
+    if (scalar && LLVMGlobalGetValueType(f) == fty) {
+      lw->scalar_ret = ret;
+      lw->scalar_default = params[1];
+      lw->scalar_fn = f;
+    }
   }
   LLVMValueRef call = LLVMBuildCall2(lw->b, fty, f, args, n, as_bool ? "" : name);
   if (lw->spir) LLVMSetInstructionCallConv(call, CC_SPIR_FUNC);
-  free(fname);
   free(params);
   return as_bool ? LLVMBuildTrunc(lw->b, call, ret, "tobool") : call;
+}
+
+// The ID of a constant's next scalar: the one it had when the constant was read before, else
+// one more than the last (a new constant's first ID is set before the walk).
+static ScalarId *next_scalar_id(SpecConstant *sc, size_t *index, bool padding) {
+  if (*index >= sc->num_ids) {
+    if (sc->num_ids == sc->ids_capacity) {
+      sc->ids_capacity = 2 * sc->ids_capacity;
+      sc->ids = xrealloc(sc->ids, sc->ids_capacity * sizeof *sc->ids);
+    }
+    sc->ids[sc->num_ids] = (ScalarId){sc->ids[sc->num_ids - 1].id + 1, padding};
+    sc->num_ids++;
+  }
+  return &sc->ids[(*index)++];
 }
 
 // intel's emitSpecConstantRecursiveImpl: one __spirv_SpecConstant per scalar, numbered in
@@ -266,7 +347,7 @@ static LLVMValueRef emit_call(Lowering *lw, const char *base, LLVMTypeRef ret, L
 // __spirv_SpecConstantComposite per aggregate, innermost first. An element the default leaves
 // undefined (padding) uses up an ID and goes in as undef (or zero).
 static LLVMValueRef emit_native(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, size_t *index,
-                                uint64_t offset, const Leaves *leaves) {
+                                uint64_t offset, Leaves *leaves) {
   if (!is_aggregate(t)) {
     LLVMValueRef def = leaf_at(leaves, offset);
     if (!def) {
@@ -275,13 +356,9 @@ static LLVMValueRef emit_native(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, s
                            (unsigned long long)offset);
       def = LLVMConstNull(t);
     }
-    if (*index >= sc->num_ids) {
-      sc->ids = xrealloc(sc->ids, (sc->num_ids + 1) * sizeof *sc->ids);
-      sc->ids[sc->num_ids] = (ScalarId){sc->ids[sc->num_ids - 1].id + 1, false};
-      sc->num_ids++;
-    }
-    LLVMValueRef args[2] = {LLVMConstInt(LLVMInt32TypeInContext(lw->ctx), sc->ids[(*index)++].id, 0),
-                            def};
+    LLVMValueRef args[2] = {
+        LLVMConstInt(LLVMInt32TypeInContext(lw->ctx), next_scalar_id(sc, index, false)->id, 0),
+        def};
     return emit_call(lw, "__spirv_SpecConstant", t, args, 2, "");
   }
   unsigned n = element_count(t);
@@ -289,19 +366,11 @@ static LLVMValueRef emit_native(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, s
   for (unsigned i = 0; i < n; i++) {
     LLVMTypeRef et = element_type(t, i);
     uint64_t at = offset + element_offset(lw->dl, t, i);
-    bool defined = false;
-    for (size_t k = 0; k < leaves->count && !defined; k++) // some leaf starts here
-      defined = leaves->items[k].offset == at;
-    if (defined) {
+    if (leaf_at(leaves, at)) { // some leaf starts here
       elements[i] = emit_native(lw, sc, et, index, at, leaves);
       continue;
     }
-    if (*index >= sc->num_ids) {
-      sc->ids = xrealloc(sc->ids, (sc->num_ids + 1) * sizeof *sc->ids);
-      sc->ids[sc->num_ids] = (ScalarId){sc->ids[sc->num_ids - 1].id + 1, true};
-      sc->num_ids++;
-    }
-    (*index)++;
+    next_scalar_id(sc, index, true);
     elements[i] = lw->zero_padding ? LLVMConstNull(et) : LLVMGetUndef(et);
   }
   LLVMValueRef v = emit_call(lw, "__spirv_SpecConstantComposite", t, elements, n, "");
@@ -310,8 +379,11 @@ static LLVMValueRef emit_native(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, s
 }
 
 static void add_descriptor(SpecConstant *sc, uint32_t id, uint32_t offset, uint32_t size) {
-  sc->descriptors =
-      xrealloc(sc->descriptors, (sc->num_descriptors + 1) * 3 * sizeof *sc->descriptors);
+  if (sc->num_descriptors == sc->descriptors_capacity) {
+    sc->descriptors_capacity = sc->descriptors_capacity ? 2 * sc->descriptors_capacity : 4;
+    sc->descriptors =
+        xrealloc(sc->descriptors, sc->descriptors_capacity * 3 * sizeof *sc->descriptors);
+  }
   uint32_t *d = &sc->descriptors[3 * sc->num_descriptors++];
   d[0] = id;
   d[1] = offset;
@@ -410,13 +482,19 @@ static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
   LLVMAttributeRef sret = LLVMGetEnumAttributeAtIndex(f, 1, sret_kind);
   unsigned name_arg = sret ? 1 : 0;
   LLVMValueRef store = NULL;
-  char *symbol = string_literal(LLVMGetOperand(call, name_arg), &store);
+  size_t symbol_len = 0;
+  char *symbol = string_literal(LLVMGetOperand(call, name_arg), &store, &symbol_len);
   LLVMValueRef def = default_value(LLVMGetOperand(call, name_arg + 1));
-  if (!symbol || !def) {
+  char *problem = symbol ? id_problem(symbol, symbol_len, lw->as_json) : NULL;
+  if (!symbol || !def || problem) {
     size_t len;
+    char *getter = symbol_for_message(LLVMGetValueName2(f, &len));
     if (!lw->error)
-      lw->error = format("a call of %s whose %s is not a constant global",
-                         LLVMGetValueName2(f, &len), symbol ? "default value" : "symbolic ID");
+      lw->error = problem ? format("a call of %s: %s", getter, problem)
+                          : format("a call of %s whose %s is not a constant global", getter,
+                                   symbol ? "default value" : "symbolic ID");
+    free(getter);
+    free(problem);
     free(symbol);
     return;
   }
@@ -433,7 +511,8 @@ static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
   unsigned padding = 0;
   if (lw->mode == SPEC_CONST_NATIVE) {
     if (is_new) {
-      sc->ids = xcalloc(1, sizeof *sc->ids);
+      sc->ids_capacity = 16;
+      sc->ids = xcalloc(sc->ids_capacity, sizeof *sc->ids);
       sc->ids[0] = (ScalarId){lw->next_id, false};
       sc->num_ids = 1;
     }
@@ -509,6 +588,43 @@ static void write_metadata(Lowering *lw) {
     LLVMAddNamedMetadataOperand(lw->m, defaults_metadata, lw->defaults[i]);
 }
 
+// Why F, a getter or llvm.sycl.alloca, cannot be lowered, or NULL: its calls are read by
+// position (the ID, the specialization_id global, the buffer; an sret destination before
+// them), and each use must be such a call, since a call through a pointer would be left
+// calling a function no image defines.
+static char *getter_problem(LLVMValueRef f) {
+  unsigned n = LLVMCountParams(f);
+  bool sret = LLVMGetEnumAttributeAtIndex(f, 1, LLVMGetEnumAttributeKindForName("sret", 4));
+  bool returns = LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(f))) != LLVMVoidTypeKind;
+  unsigned expected = is_sycl_alloca(f) ? 5 : sret ? 4 : 3;
+  char *why = NULL;
+  if (n != expected) {
+    why = format("is declared with %u parameters, not %u", n, expected);
+  } else if (sret == returns && !is_sycl_alloca(f)) {
+    why = xstrdup(sret ? "returns a value and through sret" : "returns nothing");
+  } else {
+    LLVMValueRef *params = xcalloc(n, sizeof *params);
+    LLVMGetParams(f, params);
+    for (unsigned i = sret ? 1 : 0; i < (sret ? 3u : 2u) && !why; i++)
+      if (LLVMGetTypeKind(LLVMTypeOf(params[i])) != LLVMPointerTypeKind)
+        why = format("takes no pointer as parameter %u", i + 1);
+    free(params);
+  }
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u && !why; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f)
+      why = xstrdup("is used other than called directly (its address taken or called through "
+                    "a pointer)");
+  }
+  if (!why) return NULL;
+  size_t len;
+  char *name = symbol_for_message(LLVMGetValueName2(f, &len));
+  char *msg = format("%s %s", name, why);
+  free(name);
+  free(why);
+  return msg;
+}
+
 typedef struct {
   LLVMValueRef getter, call;
   char *symbol; // for the order; NULL when it cannot be read (lower_call says why)
@@ -529,7 +645,8 @@ int lower_spec_constants(LLVMModuleRef m, SpecConstMode mode, bool link_order, b
                  .b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m)),
                  .mode = mode,
                  .zero_padding = link_order,
-                 .intel_shape = !link_order};
+                 .intel_shape = !link_order,
+                 .as_json = link_order};
   const char *triple = LLVMGetTarget(m);
   lw.spir = !strncmp(triple, "spir", 4);
   // intel leaves llvm.sycl.alloca alone in emulation for spir/spir64 (Triple::isSPIR: not spirv).
@@ -539,13 +656,15 @@ int lower_spec_constants(LLVMModuleRef m, SpecConstMode mode, bool link_order, b
   size_t n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!is_spec_constant_getter(f) && (!is_sycl_alloca(f) || keep_allocas)) continue;
+    if (!lw.error && LLVMGetFirstUse(f)) lw.error = getter_problem(f);
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
       if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f) continue;
       calls = xrealloc(calls, (n + 1) * sizeof *calls);
       LLVMValueRef store;
+      size_t len;
       bool sret = LLVMGetEnumAttributeAtIndex(f, 1, LLVMGetEnumAttributeKindForName("sret", 4));
-      calls[n] = (PendingCall){f, user, string_literal(LLVMGetOperand(user, sret), &store), n};
+      calls[n] = (PendingCall){f, user, string_literal(LLVMGetOperand(user, sret), &store, &len), n};
       n++;
     }
   }

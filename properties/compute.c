@@ -643,18 +643,13 @@ static void program_metadata_property(LLVMModuleRef m, bool post_link, PropertyS
   }
 }
 
-// SYCL/kernel names: the entry points that are kernels, each =1. As intel's, a ptx_kernel or
-// amdgpu_kernel counts too (an entry point by its "sycl-module-id" in a SPIR module).
-static bool is_any_kernel(LLVMValueRef f) {
-  enum { CC_PTX_KERNEL = 71, CC_AMDGPU_KERNEL = 91 };
-  unsigned cc = LLVMGetFunctionCallConv(f);
-  return is_kernel(f) || cc == CC_PTX_KERNEL || cc == CC_AMDGPU_KERNEL;
-}
+// SYCL/kernel names: the entry points that are kernels (is_kernel: a ptx_kernel or
+// amdgpu_kernel counts too, as intel's), each =1.
 
 static void kernel_names_property(LLVMModuleRef m, const StringList *entries, PropertySets *out) {
   for (size_t i = 0; i < entries->count; i++) {
     LLVMValueRef f = LLVMGetNamedFunction(m, entries->items[i]);
-    if (f && is_any_kernel(f)) propsets_add_u32(out, "SYCL/kernel names", entries->items[i], 1);
+    if (f && is_kernel(f)) propsets_add_u32(out, "SYCL/kernel names", entries->items[i], 1);
   }
 }
 

@@ -113,6 +113,24 @@ void propsets_remove(PropertySets *p, const char *set, const char *name) {
     strmap_put(&s->index, s->props[k].name, (void *)(uintptr_t)(k + 1));
 }
 
+static void propsets_remove_set(PropertySets *p, const char *set) {
+  PropertySet *s = find_set(p, set);
+  if (!s) return;
+  for (size_t j = 0; j < s->count; j++) {
+    free(s->props[j].name);
+    free(s->props[j].bytes.data);
+  }
+  free(s->props);
+  free(s->name);
+  strmap_free(&s->index);
+  size_t i = (size_t)(s - p->sets);
+  memmove(&p->sets[i], &p->sets[i + 1], (p->count - i - 1) * sizeof *p->sets);
+  p->count--;
+  strmap_free(&p->index);
+  for (size_t k = 0; k < p->count; k++)
+    strmap_put(&p->index, p->sets[k].name, (void *)(uintptr_t)(k + 1));
+}
+
 const PropertySet *propsets_find_set(const PropertySets *p, const char *set) {
   return find_set(p, set);
 }
@@ -242,6 +260,19 @@ int base64_decode_intel(const char *text, size_t len, Buffer *out) {
 // that begins no valid sequence is written as U+FFFD, as llvm::json does (json_bytes).
 //
 
+// A bit vector's bit count (SYCL/kernel param opt: the runtime takes it for the kernel's
+// number of arguments) has no place in upstream's JSON, whose byte arrays are whole bytes: it
+// goes in a set of its own, "sycl-thinlto/bit counts of SET", NAME -> bits, written only for a
+// set that holds one, and folded back in by the reader (a wrong one is an error). Upstream's
+// reader takes it for one more set, which intel's runtime does not look up.
+static const char bit_counts_prefix[] = "sycl-thinlto/bit counts of ";
+
+static bool has_bit_vector(const PropertySet *s) {
+  for (size_t j = 0; j < s->count; j++)
+    if (s->props[j].type == PROP_BYTES && s->props[j].bits) return true;
+  return false;
+}
+
 static int compare_set_names(const void *a, const void *b) {
   return strcmp((*(const PropertySet *const *)a)->name, (*(const PropertySet *const *)b)->name);
 }
@@ -258,6 +289,10 @@ json_t *propsets_to_json_value(const PropertySets *p) {
   qsort(sets, p->count, sizeof *sets, compare_set_names);
   for (size_t i = 0; i < p->count; i++) {
     const PropertySet *s = sets[i];
+    // The bit counts' sets are this writer's own, made from the properties' bits below: one
+    // read from elsewhere (a .prop file) is not written again (it would be read back as
+    // counts, or refused).
+    if (!strncmp(s->name, bit_counts_prefix, sizeof bit_counts_prefix - 1)) continue;
     json_t *set = json_new_object();
     const Property **props = xcalloc(s->count + 1, sizeof *props);
     for (size_t j = 0; j < s->count; j++)
@@ -272,8 +307,17 @@ json_t *propsets_to_json_value(const PropertySets *p) {
         free(value);
       }
     }
-    free(props);
     json_put(root, s->name, set);
+    if (has_bit_vector(s)) {
+      json_t *counts = json_new_object();
+      for (size_t j = 0; j < s->count; j++)
+        if (props[j]->type == PROP_BYTES && props[j]->bits)
+          json_put(counts, props[j]->name, json_uint((uint32_t)props[j]->bits));
+      char *name = format("%s%s", bit_counts_prefix, s->name);
+      json_put(root, name, counts);
+      free(name);
+    }
+    free(props);
   }
   free(sets);
   return root;
@@ -305,6 +349,38 @@ static char *add_json_property(PropertySets *out, const char *set, const char *n
   if (v < 0) return xstrdup("expected an unsigned integer, not a negative one");
   if ((unsigned long long)v > UINT32_MAX) return xstrdup("integer value does not fit in 32 bits");
   propsets_add_u32(out, set, name, (uint32_t)v);
+  return NULL;
+}
+
+// The "bit counts of SET" sets read back into SET's byte arrays (and removed); why one is
+// wrong, or NULL. *WHERE names the place.
+static char *fold_bit_counts(PropertySets *p, char **where) {
+  for (size_t i = 0; i < p->count; i++) {
+    PropertySet *counts = &p->sets[i];
+    if (strncmp(counts->name, bit_counts_prefix, sizeof bit_counts_prefix - 1)) continue;
+    const char *set = counts->name + sizeof bit_counts_prefix - 1;
+    for (size_t j = 0; j < counts->count; j++) {
+      const Property *c = &counts->props[j];
+      const Property *target = propsets_find(p, set, c->name);
+      const char *why = c->type != PROP_UINT32          ? "a bit count is not an integer"
+                        : !target || target->type != PROP_BYTES ? "no byte array of that name"
+                        : c->u32 > 8 * (uint64_t)target->bytes.size ||
+                                  8 * (uint64_t)target->bytes.size - c->u32 >= 8
+                            ? "the bit count does not fit the byte array's length"
+                            : NULL;
+      if (why) {
+        char *s = printable_name(counts->name), *n = printable_name(c->name);
+        *where = format("'%s', property '%s'", s, n);
+        free(s);
+        free(n);
+        return xstrdup(why);
+      }
+      ((Property *)target)->bits = c->u32 == 8 * target->bytes.size ? 0 : c->u32;
+    }
+  }
+  for (size_t i = p->count; i-- > 0;)
+    if (!strncmp(p->sets[i].name, bit_counts_prefix, sizeof bit_counts_prefix - 1))
+      propsets_remove_set(p, p->sets[i].name);
   return NULL;
 }
 
@@ -340,6 +416,7 @@ int propsets_from_json(const char *json, PropertySets *out, char **errmsg) {
     }
     if (why) break;
   }
+  if (!why) why = fold_bit_counts(out, &where);
   json_decref(root);
   if (!why) return 0;
   propsets_free(out);

@@ -6,7 +6,10 @@
 
 // intel/llvm llvm/include/llvm/SYCLLowerIR/DeviceConfigFile.td (read at 89110f9), the Intel
 // GPU targets: every one has ext_intel_esimd plus fp16 and atomic64, some fp64; sub-group
-// sizes 8, 16, 32, or 16 and 32 (PVC). Only canonical names are listed (intel resolves the
+// sizes 8, 16, 32, or 16 and 32 (PVC). The Xe2 and Xe3 GPUs intel's driver has since added
+// (Lunar Lake, Battlemage G21 and G31, Panther Lake H and U, Wildcat Lake: the canonical names
+// of its -fsycl-targets list) run 16 and 32 only, as PVC (Xe2 dropped SIMD8), with fp16, fp64
+// and atomic64; intel's newer file lists them so. Only canonical names are listed (intel resolves the
 // aliases in its driver). The file marks its aspect lists incomplete ("only the
 // fp16/fp64/atomic64 aspects are listed"); its filter nonetheless drops a module needing any
 // other aspect, and so does this one.
@@ -31,6 +34,12 @@ static const uint32_t sg_16_32[] = {16, 32};
 #define SG(list) list, sizeof list / sizeof *list
 
 static const TargetInfo intel_gpu_targets[] = {
+    {"intel_gpu_wcl", fp16_fp64_atomic64, SG(sg_16_32)},
+    {"intel_gpu_ptl_u", fp16_fp64_atomic64, SG(sg_16_32)},
+    {"intel_gpu_ptl_h", fp16_fp64_atomic64, SG(sg_16_32)},
+    {"intel_gpu_lnl_m", fp16_fp64_atomic64, SG(sg_16_32)},
+    {"intel_gpu_bmg_g31", fp16_fp64_atomic64, SG(sg_16_32)},
+    {"intel_gpu_bmg_g21", fp16_fp64_atomic64, SG(sg_16_32)},
     {"intel_gpu_arl_h", fp16_fp64_atomic64, SG(sg_8_16_32)},
     {"intel_gpu_mtl_h", fp16_fp64_atomic64, SG(sg_8_16_32)},
     {"intel_gpu_mtl_u", fp16_fp64_atomic64, SG(sg_8_16_32)},

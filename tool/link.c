@@ -216,6 +216,7 @@ static void parse_link_options(int argc, char **argv, LinkOptions *o, bool clang
         fatal(NULL, "--lto: expected thin or full, not '%s'", v);
       o->full_lto = !strcmp(v, "full");
     } else if ((v = option_value(argc, argv, &i, a, "distributor"))) {
+      if (!*v) fatal(NULL, "%s: expected a program (a path, or a name found on PATH)", a);
       o->distributor = v;
     } else if ((v = option_value(argc, argv, &i, a, "distributor-arg"))) {
       strlist_push(&o->distributor_args, xstrdup(v));

@@ -63,6 +63,7 @@ int wrap_main(int argc, char **argv) {
       o.compression_threshold = bytes ? (size_t)bytes : 1;
     } else if (!strcmp(a, "-v")) {
       verbose = true;
+      o.report_compression = true;
     } else if (a[0] == '-' && a[1]) {
       fatal(NULL, "unknown option '%s'; see 'sycl-thinlto wrap --help'", a);
     } else {

@@ -84,11 +84,11 @@ static void define_types(Wrapper *w) {
   LLVMStructSetBody(w->entry_type, entry, 9, false);
   // DPC++ property {name, value address, type, size} and set {name, begin, end} (seed 000)
   LLVMTypeRef property[] = {w->ptr, w->ptr, w->i32, w->i64};
-  w->property_type = LLVMStructCreateNamed(w->ctx, "struct._pi_device_binary_property_struct");
+  w->property_type = LLVMStructCreateNamed(w->ctx, "_pi_device_binary_property_struct");
   LLVMStructSetBody(w->property_type, property, 4, false);
   LLVMTypeRef set[] = {w->ptr, w->ptr, w->ptr};
   w->property_set_type =
-      LLVMStructCreateNamed(w->ctx, "struct._pi_device_binary_property_set_struct");
+      LLVMStructCreateNamed(w->ctx, "_pi_device_binary_property_set_struct");
   LLVMStructSetBody(w->property_set_type, set, 3, false);
   // {version, offload kind, format, target, compile options, link options, image begin,
   //  image end, entries begin, entries end, property sets begin, property sets end}
@@ -198,6 +198,11 @@ static LLVMValueRef device_image_constant(Wrapper *w, const OffloadEntry *e,
       o->compression_threshold ? o->compression_threshold : WRAP_COMPRESSION_THRESHOLD;
   if (o->compress && image_size >= threshold) {
     if (compress_image(image, image_size, o->compression_level, &compressed, errmsg)) return NULL;
+    if (o->report_compression)
+      fprintf(stderr,
+              "[Compression] Original image size: %zu\n[Compression] Compressed image size: "
+              "%zu\n[Compression] Compression level used: %d\n",
+              image_size, compressed.size, o->compression_level);
     image = compressed.data;
     image_size = compressed.size;
     format_byte = WRAP_FORMAT_COMPRESSED;

@@ -30,6 +30,8 @@ typedef struct {
   bool compress;
   int compression_level;        // zstd's level (it clamps); intel's default is 10
   size_t compression_threshold; // smaller images stay uncompressed; 0: intel's 512
+  bool report_compression; // each compressed image's sizes and level on stderr, in intel's
+                           // words ("[Compression] Original image size: N", ...)
 } WrapOptions;
 // Whether TRIPLE is a host the wrapper is made for (x86-64 Linux, ELF): 0, or -1 with
 // *errmsg. write_wrapper_object checks it too; commands check it with their options.

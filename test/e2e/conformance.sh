@@ -7,7 +7,8 @@
 # links as "thinlto" does, with each image's backend a job of CONFORMANCE_DISTRIBUTOR (default
 # sycl-thinlto-local; test/slurm/tests.sh gives sycl-thinlto-slurm) and the words of
 # CONFORMANCE_DISTRIBUTOR_ARGS as --distributor-arg=; its programs must be byte for byte the
-# "thinlto" variant's (issue 26).
+# "thinlto" variant's (issue 26). The table also goes to CONFORMANCE_JUNIT (default
+# BUILD_DIR/conformance.xml) as JUnit XML (test/e2e/junit.py), for CI systems that read it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: conformance.sh BUILD_DIR [WORK_DIR]}
@@ -15,6 +16,11 @@ case $build in /*) ;; *) build=$PWD/$build ;; esac
 work=${2:-$(mktemp -d)}
 [ -n "${2:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"
+junit=${CONFORMANCE_JUNIT:-$build/conformance.xml}
+rows=$work/results.tsv
+: >"$rows"
+# A row of the JUnit report: class, name, result (pass, fail, xfail), message, details file.
+report() { printf 'conformance\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4//$'\t'/ }" "$5" >>"$rows"; }
 llvm=/usr/lib/llvm-22/bin
 e2e=$root/test/e2e
 runtime=$build/test/runtime
@@ -146,6 +152,7 @@ for program in "${programs[@]}"; do
       dir=$work/$program.thinlto
       if [ ! -x "$dir/app" ]; then
         printf '%-24s %-8s %6s %6s  %s\n' "$program" "$variant" 0 1 "no thinlto variant to compare"
+        report "$program" "$variant" fail "no thinlto variant to compare" ""
         total_failed=$((total_failed + 1))
         continue
       fi
@@ -182,8 +189,14 @@ for program in "${programs[@]}"; do
       fi
     fi
     printf '%-24s %-8s %6s %6s  %s\n' "$program" "$variant" "$passed" "$failed" "$note"
+    details=$run_log
+    case $note in "build failed"*) details=$log ;; "differs"*) details=$dir/cmp.dtlto.log ;; esac
+    if [ "$failed" != 0 ]; then report "$program" "$variant" fail "${note:-failed}" "$details"
+    elif [[ $note == XFAIL* ]]; then report "$program" "$variant" xfail "$note" "$details"
+    else report "$program" "$variant" pass "$passed kernel(s) passed" ""; fi
     total_failed=$((total_failed + failed))
   done
 done
+python3 "$root/test/e2e/junit.py" "$junit" "$rows" && echo "JUnit report: $junit"
 [ "$total_failed" = 0 ] && echo "all kernels passed" || echo "$total_failed kernel(s) failed"
 [ "$total_failed" = 0 ]

@@ -31,11 +31,11 @@ const char *__asan_default_options(void) {
   return "allocator_may_return_null=1:max_allocation_size_mb=2048";
 }
 
-static jmp_buf refused;
+static jmp_buf on_fatal;
 static InputSet set; // static: it changes between setjmp and longjmp
 
 static void refuse(void) {
-  longjmp(refused, 1);
+  longjmp(on_fatal, 1);
 }
 
 // As the link's handler does (tool/link.c): an LLVM error is the input's.
@@ -162,7 +162,7 @@ LLVMBool LLVMGetBitcodeModuleInContext2(LLVMContextRef ctx, LLVMMemoryBufferRef 
 // True if the input is accepted; the images are in SET.
 static bool classify(const uint8_t *data, size_t size) {
   set = (InputSet){.for_link = true}; // as a link reads its inputs (tool/link.c)
-  if (setjmp(refused)) return false;
+  if (setjmp(on_fatal)) return false;
   read_input_bytes(&set, "input", data, size, false);
   return true;
 }

@@ -102,6 +102,35 @@ int main(void) {
   Buffer thin = {.data = (uint8_t *)"!<thin>\n", .size = 8};
   check_refused(&thin, "thin archives are not supported", "thin archives are refused");
 
+  // A thin archive: the symbol and long-name tables are stored, its members' data is not
+  // (a header whose size is its file's); names short, long, or paths.
+  Buffer t = {0};
+  buffer_append(&t, "!<thin>\n", 8);
+  add_member(&t, "/", "\0\0\0\0", 4);
+  add_member(&t, "//", "sub/a_long_member_name.o/\n", 26);
+  add_member(&t, "/0", "", 0);
+  memcpy(t.data + t.size - 60 + 48, "1234      ", 10); // its file's size, no data here
+  add_member(&t, "b.o/", "", 0);
+  StringList names = {0};
+  rc = thin_archive_members(t.data, t.size, &names, &errmsg);
+  check(rc == 0 && names.count == 2, "a thin archive's two members, tables skipped");
+  if (rc == 0 && names.count == 2) {
+    check(!strcmp(names.items[0], "sub/a_long_member_name.o"), "/0: the long name, a path");
+    check(!strcmp(names.items[1], "b.o"), "a short name loses its trailing '/'");
+  }
+  strlist_free(&names);
+  memcpy(t.data + 8 + 48, "4x        ", 10);
+  rc = thin_archive_members(t.data, t.size, &names, &errmsg);
+  check(rc == -1 && errmsg && strstr(errmsg, "archive member at offset 8: bad size field"),
+        "a thin archive's size field that is no number is refused (strtoull read it as 4)");
+  free(errmsg);
+  errmsg = NULL;
+  strlist_free(&names);
+  rc = thin_archive_members(ar.data, ar.size, &names, &errmsg);
+  check(rc == -1 && errmsg && strstr(errmsg, "not a thin archive"), "a regular one is not thin");
+  free(errmsg);
+  free(t.data);
+
   free(ar.data);
   return checks_result();
 }

@@ -177,6 +177,33 @@ static void test_prop_text(void) {
   check(all_rejected, ".prop text: malformed lines, types, values and bit counts are errors");
 }
 
+// A bit vector's bit count travels in a set of its own ("sycl-thinlto/bit counts of SET");
+// one of that name read from .prop text is not written to JSON again (it would be read back
+// as counts).
+static void test_json_bit_counts(void) {
+  PropertySets p = {0};
+  uint8_t mask[2] = {0x01, 0x04};
+  propsets_add_bits(&p, "SYCL/kernel param opt", "K", mask, 11);
+  char *json = propsets_to_json(&p);
+  check(!strcmp(json, "{\"SYCL/kernel param opt\":{\"K\":\"AQQ=\"},"
+                      "\"sycl-thinlto/bit counts of SYCL/kernel param opt\":{\"K\":11}}"),
+        "JSON: a bit vector's count in a set of its own");
+  PropertySets back;
+  char *err = NULL;
+  check(!propsets_from_json(json, &back, &err) && back.count == 1 &&
+            property_bit_count(propsets_find(&back, "SYCL/kernel param opt", "K")) == 11,
+        "... read back into the vector's bits, the set gone");
+  propsets_free(&back);
+  free(json);
+  propsets_free(&p);
+  check(!propsets_from_prop("[sycl-thinlto/bit counts of S]\nk=1|3\n", &p, &err),
+        ".prop: a set of that name is read as any other");
+  json = propsets_to_json(&p);
+  check(!strcmp(json, "{}"), "... and not written to JSON");
+  free(json);
+  propsets_free(&p);
+}
+
 static void test_json(void) {
   PropertySets p = {0};
   sample(&p);
@@ -242,5 +269,6 @@ int main(void) {
   test_building();
   test_prop_text();
   test_json();
+  test_json_bit_counts();
   return checks_result();
 }
