@@ -113,9 +113,7 @@ void propsets_remove(PropertySets *p, const char *set, const char *name) {
     strmap_put(&s->index, s->props[k].name, (void *)(uintptr_t)(k + 1));
 }
 
-static void propsets_remove_set(PropertySets *p, const char *set) {
-  PropertySet *s = find_set(p, set);
-  if (!s) return;
+static void free_set(PropertySet *s) {
   for (size_t j = 0; j < s->count; j++) {
     free(s->props[j].name);
     free(s->props[j].bytes.data);
@@ -123,6 +121,12 @@ static void propsets_remove_set(PropertySets *p, const char *set) {
   free(s->props);
   free(s->name);
   strmap_free(&s->index);
+}
+
+static void propsets_remove_set(PropertySets *p, const char *set) {
+  PropertySet *s = find_set(p, set);
+  if (!s) return;
+  free_set(s);
   size_t i = (size_t)(s - p->sets);
   memmove(&p->sets[i], &p->sets[i + 1], (p->count - i - 1) * sizeof *p->sets);
   p->count--;
@@ -136,16 +140,8 @@ const PropertySet *propsets_find_set(const PropertySets *p, const char *set) {
 }
 
 void propsets_free(PropertySets *p) {
-  for (size_t i = 0; i < p->count; i++) {
-    PropertySet *s = &p->sets[i];
-    for (size_t j = 0; j < s->count; j++) {
-      free(s->props[j].name);
-      free(s->props[j].bytes.data);
-    }
-    free(s->props);
-    free(s->name);
-    strmap_free(&s->index);
-  }
+  for (size_t i = 0; i < p->count; i++)
+    free_set(&p->sets[i]);
   free(p->sets);
   strmap_free(&p->index);
   *p = (PropertySets){0};
