@@ -267,6 +267,7 @@ static bool image_arguments(CompileSplit *s, const char *text, StringList *args,
   Buffer *bytes = xcalloc(file_list.count + 1, sizeof *bytes);
   bool all_bitcode = true;
   for (size_t f = 0; f < file_list.count && readable; f++) {
+    output_rule_input(file_list.items[f]); // -o may not name it (check_output_path)
     readable = read_file(file_list.items[f], &bytes[f]) == 0;
     all_bitcode = all_bitcode && readable && is_llvm_bitcode(bytes[f].data, bytes[f].size);
   }
@@ -317,6 +318,9 @@ int offload_binary_main(int argc, char **argv) {
     remove_temp_images(&s);
     pass_through(argv);
   }
+  // LLVM's tool would write over an input named by -o; a compile never asks for that, and the
+  // split images would then be lost with the unit's bitcode. Refused as every command does.
+  check_output_path(c.output, "-o");
   strlist_push(&args, NULL);
   Buffer output;
   int status;
