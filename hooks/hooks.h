@@ -118,8 +118,7 @@ struct CompletionSources {
 };
 
 // Reads every module's external definitions (in parallel) and picks a provider for each.
-// With CACHE, also hashes each module into s->content_key, and keeps each module's list of
-// definitions there: a relink parses only the modules that changed.
+// With CACHE, also hashes each module into s->content_key (the image cache's keys).
 // Returns how many modules did not read as bitcode (they provide nothing).
 size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs);
 // The provider map and content keys; not the bitcode, which the caller owns.

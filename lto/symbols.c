@@ -99,107 +99,20 @@ static void take_facts(LinkModule *m, SetFacts *facts) {
   *facts = (SetFacts){0};
 }
 
-//
-// The cache of what resolution reads of each module: on a relink only the modules that
-// changed are parsed. An entry: one byte of flags per symbol, the symbols' names, the set,
-// its functions, the dummy flag, the opt level (int32, host order: the cache is local).
-//
-
-enum { SYM_DEF = 3, SYM_FUNCTION = 4, SYM_KERNEL = 8, SYM_EXTERNAL = 16, SYM_DEVICE_GLOBAL = 32 };
-
 typedef struct {
   LinkModule *modules;
   const Cache *cache;
-  bool *reused; // per module: read from the cache
 } SymbolJob;
-
-static void store_symbols(const Cache *cache, const char *key, const LinkModule *m,
-                          const SetFacts *facts) {
-  Buffer b = {0};
-  uint8_t *flags = xcalloc(m->num_symbols ? m->num_symbols : 1, 1);
-  StringList names = {.items = xcalloc(m->num_symbols ? m->num_symbols : 1, sizeof(char *)),
-                      .count = m->num_symbols};
-  for (size_t i = 0; i < m->num_symbols; i++) {
-    const ModuleSymbol *sym = &m->symbols[i];
-    flags[i] = (uint8_t)(sym->def | (sym->is_function ? SYM_FUNCTION : 0) |
-                         (sym->is_kernel ? SYM_KERNEL : 0) | (sym->is_external ? SYM_EXTERNAL : 0) |
-                         (sym->is_device_global ? SYM_DEVICE_GLOBAL : 0));
-    names.items[i] = sym->name; // borrowed
-  }
-  record_put(&b, flags, m->num_symbols);
-  record_put_strings(&b, &names);
-  record_put(&b, facts->set ? facts->set : "", facts->set ? strlen(facts->set) : 0);
-  record_put_strings(&b, &facts->functions);
-  uint8_t dummy = facts->dummy_metadata;
-  record_put(&b, &dummy, 1);
-  record_put(&b, &facts->opt_level, sizeof facts->opt_level);
-  cache_store(cache, "symbols", key, &b);
-  free(names.items);
-  free(flags);
-  free(b.data);
-}
-
-// True if the entry is whole: M's symbols and kernels, and FACTS, are filled from it.
-static bool load_symbols(const Cache *cache, const char *key, LinkModule *m, SetFacts *facts) {
-  Buffer entry;
-  if (cache_get(cache, "symbols", key, &entry)) return false;
-  RecordReader r = {entry.data, entry.data + entry.size, false};
-  size_t count, one;
-  const uint8_t *flags = record_get(&r, &count);
-  StringList names = {0};
-  bool ok = flags && record_get_strings(&r, &names) && names.count == count;
-  char *set = ok ? record_get_string(&r) : NULL;
-  ok = ok && set && record_get_strings(&r, &facts->functions);
-  const uint8_t *dummy = ok ? record_get(&r, &one) : NULL;
-  size_t level_size = 0;
-  const uint8_t *level = ok && dummy && one == 1 ? record_get(&r, &level_size) : NULL;
-  ok = ok && level && level_size == sizeof facts->opt_level && !r.bad && r.p == r.end;
-  for (size_t i = 0; ok && i < count; i++)
-    ok = (flags[i] & SYM_DEF) <= DEF_LINKONCE && flags[i] < 2 * SYM_DEVICE_GLOBAL;
-  if (ok) {
-    m->symbols = xcalloc(count ? count : 1, sizeof(ModuleSymbol));
-    m->num_symbols = count;
-    for (size_t i = 0; i < count; i++) {
-      ModuleSymbol *sym = &m->symbols[i];
-      *sym = (ModuleSymbol){.name = names.items[i],
-                            .def = (DefKind)(flags[i] & SYM_DEF),
-                            .is_function = flags[i] & SYM_FUNCTION,
-                            .is_kernel = flags[i] & SYM_KERNEL,
-                            .is_external = flags[i] & SYM_EXTERNAL,
-                            .is_device_global = flags[i] & SYM_DEVICE_GLOBAL};
-      names.items[i] = NULL; // the symbol owns it
-      if (sym->is_kernel) strlist_push(&m->kernels, xstrdup(sym->name));
-    }
-    facts->set = *set ? set : NULL;
-    if (!*set) free(set);
-    facts->dummy_metadata = *dummy;
-    memcpy(&facts->opt_level, level, sizeof facts->opt_level);
-  } else {
-    free(set);
-    strlist_free(&facts->functions);
-  }
-  strlist_free(&names);
-  free(entry.data);
-  return ok;
-}
 
 // Runs on a worker thread: touches only module I.
 static void read_module_symbols(void *arg, size_t i) {
   SymbolJob *job = arg;
   LinkModule *m = &job->modules[i];
   SetFacts facts = {0};
-  char key[CACHE_KEY_SIZE];
-  if (job->cache) {
-    // The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
-    // hash stays in M's content key, which the prepare stage's key uses too.
-    cache_content_key(m->input->data, m->input->size, m->content_key);
-    cache_derived_key("symbols v4", m->content_key, key);
-    if (load_symbols(job->cache, key, m, &facts)) {
-      job->reused[i] = true;
-      take_facts(m, &facts);
-      return;
-    }
-  }
+  // The bitcode's hash, which the prepare stage's cache key uses. The symbols themselves are
+  // not cached: a lazy read of the symbol table costs less than a cache entry's open, read
+  // and check, and far less than writing one (bench/RESULTS.md, "The cache's cost").
+  if (job->cache) cache_content_key(m->input->data, m->input->size, m->content_key);
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -219,7 +132,6 @@ static void read_module_symbols(void *arg, size_t i) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
     add_symbol(m, &cap, g, false, false);
   find_virtual_set(mod, &facts);
-  if (job->cache) store_symbols(job->cache, key, m, &facts);
   take_facts(m, &facts);
   LLVMDisposeModule(mod);
   reading_input_end();
@@ -293,13 +205,8 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
   }
   exit_on_errors();
 
-  SymbolJob job = {r->modules, cache, xcalloc(r->num_modules ? r->num_modules : 1, sizeof(bool))};
+  SymbolJob job = {r->modules, cache};
   parallel_for(r->num_modules, jobs, read_module_symbols, &job);
-  size_t reused = 0;
-  for (size_t i = 0; i < r->num_modules; i++)
-    reused += job.reused[i];
-  free(job.reused);
-  if (cache) note("cache: %zu of %zu module(s)' symbols reused", reused, r->num_modules);
   for (size_t i = 0; i < r->num_modules; i++)
     if (r->modules[i].prepare_error) {
       error(r->modules[i].input->origin, "%s", r->modules[i].prepare_error);

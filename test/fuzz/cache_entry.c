@@ -41,16 +41,6 @@ static void read_image(RecordReader r) {
   free(properties);
 }
 
-// lto/symbols.c: flags, names, set, functions, dummy flag, opt level.
-static void read_symbols(RecordReader r) {
-  read_record(&r);
-  read_strings(&r);
-  read_string(&r);
-  read_strings(&r);
-  read_record(&r);
-  read_record(&r);
-}
-
 // split/stage.c and split/program.c: two u64 (a flag, a count), then records per item.
 static bool read_head(RecordReader *r, uint64_t head[2]) {
   if ((size_t)(r->end - r->p) < 2 * sizeof(uint64_t)) return false;
@@ -98,9 +88,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *payload = entry;
   const uint8_t *end = entry + (entry_size < TRAILER_SIZE ? 0 : entry_size - TRAILER_SIZE);
   read_image((RecordReader){payload, end, false});
-  read_symbols((RecordReader){payload, end, false});
-  RecordReader definitions = {payload, end, false};
-  read_strings(&definitions);
   read_split((RecordReader){payload, end, false});
   read_facts((RecordReader){payload, end, false});
   free(kind);
