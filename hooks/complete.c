@@ -32,17 +32,17 @@ typedef struct {
   StringList *defined; // per module: its linkable definitions; strong ones marked with '!'
   char (*content_key)[CACHE_KEY_SIZE]; // NULL without a cache
   bool *unreadable;                    // per module: not bitcode LLVM can read
+  const bool *given;                   // per module: defined[i] is known (NULL: none is)
 } IndexJob;
 
-// Runs on a worker thread: reads module I lazily, writes only defined[i]. The list is not
-// cached: a lazy read of a module's globals costs less than a cache entry's open, read and
-// check, and far less than writing one (bench/RESULTS.md, "The cache's cost").
+// Runs on a worker thread: reads module I lazily, writes only defined[i].
 static void list_definitions(void *arg, size_t i) {
   IndexJob *job = arg;
   if (!job->bitcode[i].size) return; // not a source (full LTO indexes only the libraries)
   // With a cache, the image cache's keys name the module by this hash.
   if (job->content_key)
     cache_content_key(job->bitcode[i].data, job->bitcode[i].size, job->content_key[i]);
+  if (job->given && job->given[i]) return;
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -71,18 +71,25 @@ static bool may_provide(const LinkModule *m, const char *name) {
   return !m->dummy && !strlist_contains(&m->virtual_functions, name);
 }
 
-size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs) {
+size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs,
+                         const DefinitionLists *lists) {
   size_t n = s->num_modules ? s->num_modules : 1;
   if (cache) s->content_key = xcalloc(n, CACHE_KEY_SIZE);
   IndexJob job = {.bitcode = s->bitcode,
-                  .defined = xcalloc(n, sizeof(StringList)),
+                  .defined = lists ? lists->defined : xcalloc(n, sizeof(StringList)),
                   .content_key = s->content_key,
-                  .unreadable = xcalloc(n, sizeof(bool))};
+                  .unreadable = lists ? lists->unreadable : xcalloc(n, sizeof(bool)),
+                  .given = lists ? lists->given : NULL};
   parallel_for(s->num_modules, jobs, list_definitions, &job);
-  size_t unreadable = 0;
-  for (size_t i = 0; i < s->num_modules; i++)
+  size_t unreadable = 0, given = 0, indexed = 0;
+  for (size_t i = 0; i < s->num_modules; i++) {
     unreadable += job.unreadable[i];
-  free(job.unreadable);
+    given += job.given && job.given[i];
+    indexed += s->bitcode[i].size > 0;
+  }
+  if (cache && job.given)
+    note("cache: %zu of %zu module(s)' definitions reused", given, indexed);
+  if (!lists) free(job.unreadable);
   // Provider: the module symbol resolution chose, else the first strong, else the first.
   StrMap strong = {0};
   for (size_t i = 0; i < s->num_modules; i++) {
@@ -102,9 +109,9 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache 
         if (entry[0] == '!') strmap_put(&strong, name, (void *)1);
       }
     }
-    strlist_free(&job.defined[i]);
+    if (!lists) strlist_free(&job.defined[i]);
   }
-  free(job.defined);
+  if (!lists) free(job.defined);
   strmap_free(&strong);
   return unreadable;
 }

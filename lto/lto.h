@@ -44,16 +44,16 @@ typedef struct {
 } ThinLinkOptions;
 
 // Post-ThinLTO bitcode of every module, indexed like r->modules: emitted ones are
-// finished by the hooks, all of them are sources for completion. Returns how many results
-// came from damaged ThinLTO cache entries (their hashes did not match; removed).
-size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized);
-// The thin link's cache verification: indexes the results into SOURCES (initialized here,
-// freed with completion_sources_free); indexing reads every module, so it is also where an
-// entry that passes its hash but does not read as bitcode shows. Any damage (DAMAGED from
-// thin_link, or a result that does not read), and the thin link is redone without reusing
-// entries. Frees the prepared bitcode libLTO read.
+// finished by the hooks, all of them are sources for completion, indexed into SOURCES
+// (initialized here, freed with completion_sources_free). Returns how many results came from
+// damaged ThinLTO cache entries (their hashes did not match; removed) or do not read as
+// bitcode.
+size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+                 CompletionSources *sources);
+// The thin link's cache verification: any damage (BAD from thin_link), and the thin link is
+// redone without reusing entries. Frees the prepared bitcode libLTO read.
 void thin_link_verify(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
-                      size_t damaged, CompletionSources *sources);
+                      size_t bad, CompletionSources *sources);
 
 //
 // lto/full_lto.c — --lto=full: one module, optimized once, split again (the baseline)
