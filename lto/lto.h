@@ -14,12 +14,15 @@ extern "C" {
 // lto/symbols.c — symbol resolution over all images
 //
 
-// Reads every module's symbols (in parallel; from CACHE for bitcode read before), then
-// resolves them. Under AOT (no set images: kernel images are self-contained) a module
+// Reads every module's symbols (in parallel; with CACHE, from the record the split kept with
+// an image, module_symbols_record), then resolves them. Under AOT (no set images: kernel images are self-contained) a module
 // defining "indirectly-callable" functions is an ordinary source of definitions.
 // Duplicate strong definitions are errors naming both inputs.
 void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, bool aot,
                      const Cache *cache, int jobs);
+// SplitOptions.describe: what resolve_symbols reads of an image, for the split's cache entry
+// (read back only for the same bytes). 0, or -1 if the bitcode does not read.
+int module_symbols_record(const uint8_t *bitcode, size_t size, Buffer *out);
 // Everything resolve_symbols and the prepare stage allocated; not the inputs.
 void resolution_free(Resolution *r);
 

@@ -99,9 +99,125 @@ static void take_facts(LinkModule *m, SetFacts *facts) {
   *facts = (SetFacts){0};
 }
 
+// Reads M's symbols (and kernels) and FACTS from MOD.
+static void read_symbols(LinkModule *m, LLVMModuleRef mod, SetFacts *facts) {
+  size_t cap = 0;
+  bool module_ids = module_has_module_ids(mod);
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+    if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true, module_ids);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
+    add_symbol(m, &cap, g, false, false);
+  find_virtual_set(mod, facts);
+}
+
+//
+// What resolution reads of a module, kept with the split's cache entry (module_symbols_record):
+// on a relink only the images of inputs that changed are read. A record: the bitcode's content
+// key, one byte of flags per symbol, the symbols' names, the set, its functions, the dummy
+// flag, the opt level (int32, host order: the cache is local).
+//
+
+enum { SYM_DEF = 3, SYM_FUNCTION = 4, SYM_KERNEL = 8, SYM_EXTERNAL = 16, SYM_DEVICE_GLOBAL = 32 };
+
+static void put_symbols(Buffer *b, const char *key, const LinkModule *m, const SetFacts *facts) {
+  uint8_t *flags = xcalloc(m->num_symbols ? m->num_symbols : 1, 1);
+  StringList names = {.items = xcalloc(m->num_symbols ? m->num_symbols : 1, sizeof(char *)),
+                      .count = m->num_symbols};
+  for (size_t i = 0; i < m->num_symbols; i++) {
+    const ModuleSymbol *sym = &m->symbols[i];
+    flags[i] = (uint8_t)(sym->def | (sym->is_function ? SYM_FUNCTION : 0) |
+                         (sym->is_kernel ? SYM_KERNEL : 0) | (sym->is_external ? SYM_EXTERNAL : 0) |
+                         (sym->is_device_global ? SYM_DEVICE_GLOBAL : 0));
+    names.items[i] = sym->name; // borrowed
+  }
+  record_put(b, key, strlen(key));
+  record_put(b, flags, m->num_symbols);
+  record_put_strings(b, &names);
+  record_put(b, facts->set ? facts->set : "", facts->set ? strlen(facts->set) : 0);
+  record_put_strings(b, &facts->functions);
+  uint8_t dummy = facts->dummy_metadata;
+  record_put(b, &dummy, 1);
+  record_put(b, &facts->opt_level, sizeof facts->opt_level);
+  free(names.items);
+  free(flags);
+}
+
+// True if the record is whole and of the bitcode whose content key is KEY: M's symbols and
+// kernels, and FACTS, are filled from it.
+static bool take_symbols(const uint8_t *data, size_t size, const char *key, LinkModule *m,
+                         SetFacts *facts) {
+  RecordReader r = {data, data + size, false};
+  size_t key_size, count, one;
+  const uint8_t *recorded = record_get(&r, &key_size);
+  if (!recorded || key_size != strlen(key) || memcmp(recorded, key, key_size)) return false;
+  const uint8_t *flags = record_get(&r, &count);
+  StringList names = {0};
+  bool ok = flags && record_get_strings(&r, &names) && names.count == count;
+  char *set = ok ? record_get_string(&r) : NULL;
+  ok = ok && set && record_get_strings(&r, &facts->functions);
+  const uint8_t *dummy = ok ? record_get(&r, &one) : NULL;
+  size_t level_size = 0;
+  const uint8_t *level = ok && dummy && one == 1 ? record_get(&r, &level_size) : NULL;
+  ok = ok && level && level_size == sizeof facts->opt_level && !r.bad && r.p == r.end;
+  for (size_t i = 0; ok && i < count; i++)
+    ok = (flags[i] & SYM_DEF) <= DEF_LINKONCE && flags[i] < 2 * SYM_DEVICE_GLOBAL;
+  if (ok) {
+    m->symbols = xcalloc(count ? count : 1, sizeof(ModuleSymbol));
+    m->num_symbols = count;
+    for (size_t i = 0; i < count; i++) {
+      ModuleSymbol *sym = &m->symbols[i];
+      *sym = (ModuleSymbol){.name = names.items[i],
+                            .def = (DefKind)(flags[i] & SYM_DEF),
+                            .is_function = flags[i] & SYM_FUNCTION,
+                            .is_kernel = flags[i] & SYM_KERNEL,
+                            .is_external = flags[i] & SYM_EXTERNAL,
+                            .is_device_global = flags[i] & SYM_DEVICE_GLOBAL};
+      names.items[i] = NULL; // the symbol owns it
+      if (sym->is_kernel) strlist_push(&m->kernels, xstrdup(sym->name));
+    }
+    facts->set = *set ? set : NULL;
+    if (!*set) free(set);
+    facts->dummy_metadata = *dummy;
+    memcpy(&facts->opt_level, level, sizeof facts->opt_level);
+  } else {
+    free(set);
+    strlist_free(&facts->functions);
+  }
+  strlist_free(&names);
+  return ok;
+}
+
+int module_symbols_record(const uint8_t *bitcode, size_t size, Buffer *out) {
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef mod;
+  char *why;
+  if (module_parse(ctx, bitcode, size, "split image", true, &mod, &why)) {
+    free(why); // resolution reads the image itself, and reports it
+    context_dispose(ctx);
+    return -1;
+  }
+  LinkModule m = {0};
+  SetFacts facts = {0};
+  read_symbols(&m, mod, &facts);
+  char key[CACHE_KEY_SIZE];
+  cache_content_key(bitcode, size, key);
+  *out = (Buffer){0};
+  put_symbols(out, key, &m, &facts);
+  for (size_t i = 0; i < m.num_symbols; i++)
+    free(m.symbols[i].name);
+  free(m.symbols);
+  strlist_free(&m.kernels);
+  free(facts.set);
+  strlist_free(&facts.functions);
+  LLVMDisposeModule(mod);
+  context_dispose(ctx);
+  return 0;
+}
+
 typedef struct {
   LinkModule *modules;
   const Cache *cache;
+  bool *reused; // per module: read from its split's record
 } SymbolJob;
 
 // Runs on a worker thread: touches only module I.
@@ -109,10 +225,16 @@ static void read_module_symbols(void *arg, size_t i) {
   SymbolJob *job = arg;
   LinkModule *m = &job->modules[i];
   SetFacts facts = {0};
-  // The bitcode's hash, which the prepare stage's cache key uses. The symbols themselves are
-  // not cached: a lazy read of the symbol table costs less than a cache entry's open, read
-  // and check, and far less than writing one (bench/RESULTS.md, "The cache's cost").
-  if (job->cache) cache_content_key(m->input->data, m->input->size, m->content_key);
+  if (job->cache) {
+    // The bitcode's hash, which the prepare stage's cache key uses too.
+    cache_content_key(m->input->data, m->input->size, m->content_key);
+    if (m->input->symbols &&
+        take_symbols(m->input->symbols, m->input->symbols_size, m->content_key, m, &facts)) {
+      job->reused[i] = true;
+      take_facts(m, &facts);
+      return;
+    }
+  }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -125,13 +247,7 @@ static void read_module_symbols(void *arg, size_t i) {
     context_dispose(ctx);
     return;
   }
-  size_t cap = 0;
-  bool module_ids = module_has_module_ids(mod);
-  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-    if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true, module_ids);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
-    add_symbol(m, &cap, g, false, false);
-  find_virtual_set(mod, &facts);
+  read_symbols(m, mod, &facts);
   take_facts(m, &facts);
   LLVMDisposeModule(mod);
   reading_input_end();
@@ -205,8 +321,14 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
   }
   exit_on_errors();
 
-  SymbolJob job = {r->modules, cache};
+  SymbolJob job = {r->modules, cache, xcalloc(r->num_modules ? r->num_modules : 1, sizeof(bool))};
   parallel_for(r->num_modules, jobs, read_module_symbols, &job);
+  size_t reused = 0;
+  for (size_t i = 0; i < r->num_modules; i++)
+    reused += job.reused[i];
+  free(job.reused);
+  if (cache)
+    note("cache: %zu of %zu module(s)' symbols kept with their split", reused, r->num_modules);
   for (size_t i = 0; i < r->num_modules; i++)
     if (r->modules[i].prepare_error) {
       error(r->modules[i].input->origin, "%s", r->modules[i].prepare_error);

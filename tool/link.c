@@ -565,6 +565,7 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv, const AotPlan
   // The split stage's share of the link's options.
   l->split.allow_dependencies = o->allow_dependencies;
   l->split.cache = l->cachep;
+  l->split.describe = module_symbols_record; // with a cache: resolution's reading, kept with it
   l->split.facts = true;            // read while each image is in memory, for the facts stage
   l->split.canonical_triple = true; // what prepare would set: most images skip it (prepare.c)
   // The devices' aspects decide the AOT split; --aot-aspects, when given, says it explicitly.

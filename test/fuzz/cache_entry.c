@@ -49,7 +49,8 @@ static bool read_head(RecordReader *r, uint64_t head[2]) {
   return true;
 }
 
-// split: per image its bitcode, kernels, exported functions, set, dummy flag and facts.
+// split: per image its bitcode, kernels, exported functions, set, dummy flag, facts and
+// symbols (lto/symbols.c: content key, flags, names, set, functions, dummy flag, opt level).
 static void read_split(RecordReader r) {
   uint64_t head[2];
   if (!read_head(&r, head)) return;
@@ -60,6 +61,17 @@ static void read_split(RecordReader r) {
     read_record(&r);
     read_record(&r);
     read_record(&r);
+    size_t n;
+    const uint8_t *symbols = record_get(&r, &n);
+    if (!symbols) continue;
+    RecordReader s = {symbols, symbols + n, false};
+    read_record(&s);
+    read_record(&s);
+    read_strings(&s);
+    read_string(&s);
+    read_strings(&s);
+    read_record(&s);
+    read_record(&s);
   }
 }
 
