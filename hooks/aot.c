@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -495,18 +496,14 @@ static void compile_one(void *arg, size_t k) {
 // Images through one ocloc process (`ocloc multi LIST`, one compile command line a line): an
 // ocloc process costs about 0.05 s of CPU to start (IGC's libraries) before its first compile,
 // a seventh of a small image's compile (issue 33: 40 images of 4 kernels took 17.0 s of CPU as
-// 40 processes, 14.8 s as one). Four batches a job keep the jobs busy to the end (they take
-// batches as they finish); one image a batch, plain `ocloc compile`, when there are few.
-static size_t batch_size(size_t count, int jobs) {
-  size_t batches = (size_t)(jobs < 1 ? 1 : jobs) * 4;
-  size_t size = (count + batches - 1) / batches;
-  return size < 1 ? 1 : size > 16 ? 16 : size;
-}
-
+// 40 processes, 14.8 s as one). Each job takes the next images as it finishes, as many as
+// the remaining ones over twice the jobs (at most 16): big batches first, single images at
+// the end, so that no job is left with a long batch while the others wait (guided
+// scheduling: 40 images, 2 jobs: 10, 8, 6, 4, 3, 2, 2, then one at a time).
 typedef struct {
   AotRun *run;
-  size_t size; // images a batch
-  size_t count;
+  size_t count, jobs;
+  _Atomic size_t next; // the first image no job has taken
 } AotBatches;
 
 // ARG as one word of a line of ocloc multi's list, which splits at blanks and takes "..." as
@@ -547,19 +544,15 @@ static bool batch_line(const AotRun *run, const AotImage *a, Buffer *list) {
   return ok;
 }
 
-// One batch of images through one `ocloc multi`, on a thread of parallel_for. ocloc stops at
+// Images FIRST to END through one `ocloc multi` (its list named after FIRST). ocloc stops at
 // the first command that fails; then each image of the batch is compiled alone, so that each
 // failure is reported with its own image and ocloc's own words.
-static void compile_batch(void *arg, size_t b) {
-  AotBatches *batches = arg;
-  AotRun *run = batches->run;
-  size_t first = b * batches->size, end = first + batches->size;
-  if (end > batches->count) end = batches->count;
+static void compile_batch(AotRun *run, size_t first, size_t end) {
   if (end - first == 1) {
     compile_one(run, first);
     return;
   }
-  char *list_file = format("%s/batch.%zu.txt", run->dir, b);
+  char *list_file = format("%s/batch.%zu.txt", run->dir, first);
   Buffer list = {0};
   bool listed = true;
   for (size_t k = first; listed && k < end; k++)
@@ -601,6 +594,23 @@ static void compile_batch(void *arg, size_t b) {
       free(bin);
       compile_one(run, k);
     }
+  }
+}
+
+// One job, on a thread of parallel_for: batches of the images no job has taken, until none
+// is left.
+static void compile_batches(void *arg, size_t job) {
+  (void)job;
+  AotBatches *b = arg;
+  size_t first = atomic_load(&b->next), size;
+  for (;;) {
+    do {
+      if (first >= b->count) return;
+      size = (b->count - first + 2 * b->jobs - 1) / (2 * b->jobs);
+      if (size > 16) size = 16;
+    } while (!atomic_compare_exchange_weak(&b->next, &first, first + size));
+    compile_batch(b->run, first, first + size);
+    first = atomic_load(&b->next);
   }
 }
 
@@ -752,9 +762,11 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
         sub[i] = images[todo[i]];
       AotRun local = run;
       local.images = sub;
-      AotBatches batches = {
-          .run = &local, .size = batch_size(num_todo, o->jobs), .count = num_todo};
-      parallel_for((num_todo + batches.size - 1) / batches.size, o->jobs, compile_batch, &batches);
+      size_t jobs = o->jobs < 1 ? 1 : (size_t)o->jobs;
+      if (jobs > num_todo) jobs = num_todo;
+      AotBatches batches = {.run = &local, .count = num_todo, .jobs = jobs};
+      atomic_init(&batches.next, 0);
+      parallel_for(jobs, (int)jobs, compile_batches, &batches);
       for (size_t i = 0; i < num_todo; i++)
         images[todo[i]] = sub[i];
       free(sub);
