@@ -26,6 +26,13 @@ files = {
         "; %s FileCheck %%s < %%t_0.sym\n; CHECK: NoSuchKernel\n" % (R, R) + KERNELS,
     "llvm/test/tools/sycl-post-link/needs-tool.ll":
         "; %s sycl-module-split -split=kernel %%s -o %%t\n" % R + KERNELS,
+    # --by-hand: the sycl-module-split line and the one reading its output skipped, -json=0
+    # dropped.
+    "llvm/test/tools/sycl-post-link/split/by-hand.ll":
+        "; %s sycl-post-link -properties -json=0 -symbols -split=kernel %%s -o %%t.table\n"
+        "; %s FileCheck %%s --check-prefix=SYM < %%t_0.sym\n"
+        "; %s sycl-module-split -split=kernel %%s -o %%t2\n"
+        "; %s FileCheck %%s --check-prefix=SYM < %%t2_0.sym\n; SYM: K{{[12]}}\n" % (R, R, R, R) + KERNELS,
     "llvm/test/tools/sycl-post-link/requires.ll":
         "; REQUIRES: asserts\n; %s sycl-post-link -symbols %%s -o %%t.table\n" % R + KERNELS,
     "llvm/test/tools/sycl-post-link/Inputs/helper.ll":
