@@ -125,12 +125,47 @@ extern "C" void bridge_handle_bad_alloc(void) {
   llvm::install_out_of_memory_new_handler();
 }
 
-// Verifies MODULE as LLVM's readers do: -1 with *errmsg "invalid module: FIRST LINE" when
+// IR older LLVMs wrote that LLVM 22's verifier refuses: an allocsize attribute whose
+// argument is no integer parameter (intel's device-global tests, made by clang 14, put
+// "nobuiltin allocsize(0)" on a call passing a pointer). It describes no allocation: dropped
+// from functions and calls, as LLVM's readers drop broken debug info. Whether one was.
+static bool drop_bad_allocsize(llvm::Module &module) {
+  auto bad = [](const llvm::AttributeList &attrs, llvm::FunctionType *type) {
+    llvm::Attribute a = attrs.getFnAttr(llvm::Attribute::AllocSize);
+    if (!a.isValid()) return false;
+    auto is_integer = [type](unsigned i) {
+      return i < type->getNumParams() && type->getParamType(i)->isIntegerTy();
+    };
+    auto args = a.getAllocSizeArgs();
+    return !is_integer(args.first) || (args.second && !is_integer(*args.second));
+  };
+  bool dropped = false;
+  for (llvm::Function &f : module) {
+    if (bad(f.getAttributes(), f.getFunctionType())) {
+      f.removeFnAttr(llvm::Attribute::AllocSize);
+      dropped = true;
+    }
+    for (llvm::BasicBlock &block : f)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          if (bad(call->getAttributes(), call->getFunctionType())) {
+            call->removeFnAttr(llvm::Attribute::AllocSize);
+            dropped = true;
+          }
+  }
+  return dropped;
+}
+
+// Verifies MODULE as LLVM's readers do (after drop_bad_allocsize, with a warning naming NAME
+// unless QUIET): -1 with *errmsg "invalid module: FIRST LINE" when
 // the verifier rejects it; broken debug info is no error but stripped, with a warning naming
 // NAME unless QUIET (LLVM's readers strip it too, printing the verifier's report raw, naming
 // no file).
 static int verify_as_readers_do(llvm::Module &module, const char *name, bool quiet,
                                 char **errmsg) {
+  if (drop_bad_allocsize(module) && !quiet)
+    warning(name, "an allocsize attribute whose argument is no integer parameter (which older "
+                  "LLVMs wrote and LLVM 22 refuses) was dropped");
   std::string report;
   llvm::raw_string_ostream os(report);
   bool broken_debug_info = false;
@@ -174,6 +209,7 @@ static int read_bitcode(LLVMContextRef ctx, const uint8_t *data, size_t size, co
     if (verify_as_readers_do(*module, name, whole, errmsg)) return -1;
   }
   if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
+  if (whole) drop_bad_allocsize(*module); // reported where the input was first read
   *out = llvm::wrap(module.release());
   return 0;
 }
