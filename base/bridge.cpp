@@ -156,8 +156,26 @@ static bool drop_bad_allocsize(llvm::Module &module) {
   return dropped;
 }
 
-// Verifies MODULE as LLVM's readers do (after drop_bad_allocsize, with a warning naming NAME
-// unless QUIET): -1 with *errmsg "invalid module: FIRST LINE" when
+// The other: an sret parameter of a kernel (spir_kernel, amdgpu_kernel), which clang 14 wrote
+// where a kernel was made of a getter (intel's SYCL-2020-zeroinitializer-array-of-arrays.ll) and
+// LLVM 22's verifier refuses ("Calling convention does not allow sret"). No caller reads a
+// kernel's return slot: the parameter stays, only the attribute goes. Whether one did.
+static bool drop_kernel_sret(llvm::Module &module) {
+  bool dropped = false;
+  for (llvm::Function &f : module) {
+    llvm::CallingConv::ID cc = f.getCallingConv();
+    if (cc != llvm::CallingConv::SPIR_KERNEL && cc != llvm::CallingConv::AMDGPU_KERNEL) continue;
+    for (unsigned i = 0; i < f.arg_size(); i++)
+      if (f.hasParamAttribute(i, llvm::Attribute::StructRet)) {
+        f.removeParamAttr(i, llvm::Attribute::StructRet);
+        dropped = true;
+      }
+  }
+  return dropped;
+}
+
+// Verifies MODULE as LLVM's readers do (after drop_bad_allocsize and drop_kernel_sret, each
+// with a warning naming NAME unless QUIET): -1 with *errmsg "invalid module: FIRST LINE" when
 // the verifier rejects it; broken debug info is no error but stripped, with a warning naming
 // NAME unless QUIET (LLVM's readers strip it too, printing the verifier's report raw, naming
 // no file).
@@ -166,6 +184,9 @@ static int verify_as_readers_do(llvm::Module &module, const char *name, bool qui
   if (drop_bad_allocsize(module) && !quiet)
     warning(name, "an allocsize attribute whose argument is no integer parameter (which older "
                   "LLVMs wrote and LLVM 22 refuses) was dropped");
+  if (drop_kernel_sret(module) && !quiet)
+    warning(name, "an sret attribute on a kernel's parameter (which older LLVMs wrote and "
+                  "LLVM 22 refuses) was dropped");
   std::string report;
   llvm::raw_string_ostream os(report);
   bool broken_debug_info = false;
@@ -209,7 +230,10 @@ static int read_bitcode(LLVMContextRef ctx, const uint8_t *data, size_t size, co
     if (verify_as_readers_do(*module, name, whole, errmsg)) return -1;
   }
   if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
-  if (whole) drop_bad_allocsize(*module); // reported where the input was first read
+  if (whole) { // reported where the input was first read
+    drop_bad_allocsize(*module);
+    drop_kernel_sret(*module);
+  }
   *out = llvm::wrap(module.release());
   return 0;
 }
