@@ -73,6 +73,53 @@ extern "C" bool bridge_global_attribute(LLVMValueRef gv, const char *name, const
   return true;
 }
 
+// Gap: llvm-c can neither set a global variable's attributes nor its dso_local. DPC++'s
+// sanitizers (-fsanitize=address|memory|thread) leave a table of the instrumented kernels,
+// __AsanKernelMetadata (__MsanKernelMetadata, __TsanKernelMetadata: the first of them there
+// is), an array that the runtime reads as a device global. SPIR-V has no appending linkage
+// and the translator takes no array-typed device global, so, as sycl-post-link: the table
+// becomes an external, dso_local, local_unnamed_addr variable of the same name whose type is
+// an unnamed struct holding the array (its attributes and metadata kept, uses moved), sized
+// by "sycl-device-global-size", and decorated HostAccessINTEL (6147), access 0 (read), under
+// its "sycl-unique-id" (its name where it has none) in !spirv.Decorations, which llvm-link
+// drops. Whether there was one.
+extern "C" bool bridge_fix_sanitizer_table(LLVMModuleRef m) {
+  llvm::Module &module = *llvm::unwrap(m);
+  llvm::GlobalVariable *old = nullptr;
+  for (const char *name : {"__AsanKernelMetadata", "__MsanKernelMetadata", "__TsanKernelMetadata"})
+    if (!old) old = module.getNamedGlobal(name);
+  if (!old || !old->hasInitializer() || !old->getValueType()->isArrayTy()) return false;
+  llvm::LLVMContext &ctx = module.getContext();
+  std::string name = old->getName().str();
+  old->setName(name + ".old");
+  llvm::StructType *holder = llvm::StructType::create(ctx); // prints as %N
+  holder->setBody({old->getValueType()});
+  auto *table = new llvm::GlobalVariable(
+      module, holder, false, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantStruct::get(holder, {old->getInitializer()}), name, nullptr,
+      llvm::GlobalValue::NotThreadLocal, old->getAddressSpace());
+  table->copyAttributesFrom(old);
+  table->copyMetadata(old, 0);
+  table->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Local);
+  table->setDSOLocal(true);
+  old->replaceAllUsesWith(table);
+  old->eraseFromParent();
+  uint64_t size = module.getDataLayout().getTypeAllocSize(holder);
+  table->addAttribute("sycl-device-global-size", std::to_string(size));
+  std::string id = table->hasAttribute("sycl-unique-id")
+                       ? table->getAttribute("sycl-unique-id").getValueAsString().str()
+                       : name;
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Metadata *host_access[] = {
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 6147)),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 0)),
+      llvm::MDString::get(ctx, id)};
+  llvm::Metadata *decorations[] = {llvm::MDNode::get(ctx, host_access)};
+  table->setMetadata("spirv.Decorations", llvm::MDNode::get(ctx, decorations));
+  return true;
+}
+
 // Gap: llvm-c's target machine options have no TargetOptions::UseInitArray, which is off by
 // default, so llvm.global_ctors/dtors land in .ctors.N/.dtors.N: GNU ld and gold run those,
 // lld does not. With it, they land in .init_array.N/.fini_array.N, which all three run.
