@@ -591,6 +591,12 @@ void bridge_make_declaration(LLVMValueRef gv);
 // variables. True if GV has the string attribute NAME; *value (not NUL-terminated) and *len
 // then point into LLVM's storage.
 bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **value, size_t *len);
+// base/bridge.cpp: llvm-c can neither set a global variable's attributes nor dso_local.
+// DPC++'s sanitizer kernel table (__AsanKernelMetadata, __MsanKernelMetadata or
+// __TsanKernelMetadata) rewritten as sycl-post-link does, for the SPIR-V translator and the
+// runtime: a device global of an unnamed struct holding the array, with !spirv.Decorations.
+// Whether there was one.
+bool bridge_fix_sanitizer_table(LLVMModuleRef m);
 // base/bridge.cpp: llvm-c cannot set TargetOptions::UseInitArray. TM then emits llvm.global_ctors
 // and llvm.global_dtors as .init_array.N/.fini_array.N (run by every ELF linker, lld too)
 // instead of .ctors.N/.dtors.N.
