@@ -518,7 +518,8 @@ static bool append_list_word(Buffer *line, const char *arg) {
 }
 
 // One image's line of the list: its compile command line less "compile", the output named as
-// a file in -out_dir (multi writes an -output with a folder under a folder of its own).
+// a file in -out_dir (ocloc 22.43's multi writes no file for an -output holding a folder, and
+// exits 0; a bare name goes into a folder named after the list, in the current folder).
 static bool batch_line(const AotRun *run, const AotImage *a, Buffer *list) {
   StringList args = {0};
   ocloc_args(run, a, &args);
