@@ -150,6 +150,11 @@ bool relink_reuse(Relink *rl) {
   }
   ok = ok && r.p == r.end && !r.bad;
   free(record.data);
+  if (ok) { // kept for relink_record, whatever this link does
+    rl->recorded = recorded;
+    rl->recorded_keys = keys;
+    rl->recorded_ns = (int64_t)head[1];
+  }
   // One stat per file (taken by relink_begin); its content hashed only where the identity
   // differs from the record's, or cannot be trusted yet.
   size_t hashed = 0;
@@ -173,9 +178,19 @@ bool relink_reuse(Relink *rl) {
                                                  rl->started_ns);
   }
   free(out.data);
-  free(recorded);
-  free(keys);
+  if (rl->recorded != recorded) {
+    free(recorded);
+    free(keys);
+  }
   return ok;
+}
+
+// True when file I's identity is the last record's, trusted then: its content key is the
+// record's (the rule relink_reuse follows).
+static bool as_recorded(const Relink *rl, size_t i) {
+  if (!rl->recorded) return false;
+  const Identity *ids = rl->ids, *recorded = rl->recorded;
+  return same_identity(&ids[i], &recorded[i]) && !is_racy(&ids[i], rl->recorded_ns);
 }
 
 void relink_record(Relink *rl) {
@@ -184,12 +199,19 @@ void relink_record(Relink *rl) {
   Identity *ids = rl->ids;
   char(*keys)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
   bool ok = true;
+  size_t hashed = 0;
   for (size_t i = 0; ok && i < n; i++) {
     Identity now;
-    // Hashed now: a file changed since the link read it has another identity (it was not
-    // racy), and is not recorded.
-    ok = !identity_of(rl->files->items[i], &now) && same_identity(&now, &ids[i]) &&
-         !content_key(rl->files->items[i], keys[i]);
+    // A file changed since the link read it has another identity (it was not racy), and is
+    // not recorded. One whose identity is the last record's has that record's content key;
+    // any other is hashed now.
+    ok = !identity_of(rl->files->items[i], &now) && same_identity(&now, &ids[i]);
+    if (ok && as_recorded(rl, i)) {
+      memcpy(keys[i], rl->recorded_keys[i], CACHE_KEY_SIZE);
+    } else if (ok) {
+      ok = !content_key(rl->files->items[i], keys[i]);
+      hashed++;
+    }
   }
   Buffer out;
   struct stat st;
@@ -200,11 +222,15 @@ void relink_record(Relink *rl) {
     cache_store(rl->cache, "relinkout", output_key, &out);
     record_write(rl, ids, keys, output_key, out.size, rl->started_ns);
     buffer_free(&out);
+    note("relink: link recorded, %zu of %zu input(s) hashed", hashed, n);
   }
   free(keys);
 }
 
 void relink_free(Relink *rl) {
   free(rl->ids);
-  rl->ids = NULL;
+  free(rl->recorded);
+  free(rl->recorded_keys);
+  rl->ids = rl->recorded = NULL;
+  rl->recorded_keys = NULL;
 }
