@@ -107,6 +107,9 @@ typedef struct {
   // Read whole and verified (LLVM's verifier) by an earlier stage of this link, or by the
   // link that wrote a cache entry for the same bytes: the facts stage need not verify again.
   bool verified;
+  // The bytes' cache_content_key, when a stage already has it ("" otherwise): the split's
+  // cache entries carry their images' (split/stage.c), symbol resolution uses it.
+  char content_key[CACHE_KEY_SIZE];
 } InputImage;
 
 typedef struct {

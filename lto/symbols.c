@@ -192,7 +192,10 @@ static void read_module_symbols(void *arg, size_t i) {
   if (job->cache) {
     // The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
     // hash stays in M's content key, which the prepare stage's key uses too.
-    cache_content_key(m->input->data, m->input->size, m->content_key);
+    if (m->input->content_key[0]) // the split's cache entry had it
+      memcpy(m->content_key, m->input->content_key, CACHE_KEY_SIZE);
+    else
+      cache_content_key(m->input->data, m->input->size, m->content_key);
     cache_derived_key("symbols v4", m->content_key, key);
     if (load_symbols(job->cache, key, m, &facts)) {
       job->reused[i] = true;

@@ -50,6 +50,9 @@ typedef struct SplitImage {
   char *virtual_set;  // the outlined "indirectly-callable" set, or NULL
   bool dummy;         // the set's functions with empty bodies
   Buffer facts;       // SplitOptions.facts: module_facts of the image as written
+  // The bitcode's cache_content_key when the link's split has a cache ("" otherwise): kept in
+  // the split's entry, so that the stages after it look it up instead of hashing the bytes.
+  char content_key[CACHE_KEY_SIZE];
 } SplitImage;
 
 typedef struct {
