@@ -526,14 +526,16 @@ int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, 
 // B, read from an entry of KIND and KEY (a mapped file included), cut to its payload if it is
 // a whole, intact one: 0, or -1 (B unchanged).
 int cache_take_payload(const char *kind, const char *key, Buffer *b);
+// B cut to its first SIZE bytes (<= b->size); a mapping's pages past them are unmapped.
+void buffer_shrink(Buffer *b, size_t size);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
 // cache_put without a copy: the file NAME of the folder FROM (this process's own), which holds
-// PAYLOAD's bytes and nothing else, gets the entry's trailer and is moved into the cache
-// (linked there, then removed from FROM). 0, or a negative errno (the file is then left where
-// it was, maybe with the trailer).
+// PAYLOAD's bytes and nothing else, gets EXTRA's bytes (unless NULL) and the entry's trailer
+// (the entry's payload is both) and is moved into the cache (linked there, then removed from
+// FROM). 0, or a negative errno (the file is then left where it was, maybe with more bytes).
 int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
-                const Buffer *payload);
+                const Buffer *payload, const Buffer *extra);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);

@@ -100,6 +100,10 @@ typedef struct {
   // serialized facts, living as long as the image's bytes.
   const uint8_t *facts;
   size_t facts_size;
+  // What the link's resolution reads of the image (lto/symbols.c), when the link's split
+  // wrote it with a cache (else NULL), living as long as the image's bytes.
+  const uint8_t *symbols;
+  size_t symbols_size;
   // Written by the link's split (split/stage.c): the canonical triple and data layout, and a
   // ThinLTO summary with the module hash. Prepare passes such an image on unchanged when it
   // has nothing to drop or mark (formats/prepare.c).
@@ -107,9 +111,6 @@ typedef struct {
   // Read whole and verified (LLVM's verifier) by an earlier stage of this link, or by the
   // link that wrote a cache entry for the same bytes: the facts stage need not verify again.
   bool verified;
-  // The bytes' cache_content_key, when a stage already has it ("" otherwise): the split's
-  // cache entries carry their images' (split/stage.c), symbol resolution uses it.
-  char content_key[CACHE_KEY_SIZE];
 } InputImage;
 
 typedef struct {

@@ -164,8 +164,10 @@ static void reach_value(Reach *r, LLVMValueRef v) {
   } else if (LLVMIsAGlobalVariable(v)) {
     if (value_set_add(&r->seen, v)) reach_value(r, LLVMGetInitializer(v));
   } else if (LLVMIsAConstant(v) && !LLVMIsAGlobalValue(v)) {
-    if (!value_set_add(&r->seen, v)) return;
+    // A constant without operands (an integer: a specialization constant's IDs, a million in
+    // one kernel) reaches nothing, and is not worth a place in the set.
     int n = LLVMGetNumOperands(v);
+    if (!n || !value_set_add(&r->seen, v)) return;
     for (int k = 0; k < n; k++)
       reach_value(r, LLVMGetOperand(v, k));
   }
@@ -762,17 +764,18 @@ static void spec_constant_properties(LLVMModuleRef m, PropertySets *out) {
     LLVMGetMDNodeOperands(nodes[i], ops);
     const char *id = n ? LLVMGetMDString(ops[0], &len) : NULL;
     if (id) {
-      Buffer b = {0};
-      for (unsigned k = 1; k < n; k++) {
+      // 3 000 000 numbers for a constant of a million elements: written in place, not appended.
+      uint8_t *bytes = xmalloc(4 * (size_t)n), *at = bytes;
+      for (unsigned k = 1; k < n; k++, at += 4) {
         int64_t v = 0;
         constant_int(ops[k], &v);
-        append_le(&b, (uint64_t)v, 4);
+        for (int byte = 0; byte < 4; byte++)
+          at[byte] = (uint8_t)((uint64_t)v >> (8 * byte));
       }
       char *key = xstrndup(id, len);
-      propsets_add_bytes(out, "SYCL/specialization constants", key, b.data ? b.data : (void *)"",
-                         b.size);
+      propsets_add_bytes(out, "SYCL/specialization constants", key, bytes, (size_t)(at - bytes));
       free(key);
-      free(b.data);
+      free(bytes);
     }
     free(ops);
   }

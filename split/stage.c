@@ -102,14 +102,15 @@ typedef struct {
 
 // --cache-dir: a split input's images are reused while its bytes and the split options are
 // the same. Entry: a flag "already split", then per image its bitcode, kernels, exports,
-// set name ("" for none), dummy flag, facts (module_facts; empty if not asked for) and the
-// bitcode's content key, each a u64-length record: a relink's facts stage reads them here,
-// not from an entry per image, and its symbol resolution does not hash the bitcode again.
+// set name ("" for none), dummy flag, facts (module_facts; empty if not asked for) and what
+// resolution reads of it (SplitOptions.describe; empty without), each a u64-length record: a
+// relink's facts and resolve stages read them here, not from an entry per image.
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v11"); // v11: content keys; v10: facts; v9: no entries for
-                                    // malformed SYCL metadata
+  cache_hash_tool(&h, "split v11"); // v11: symbols; v10: facts; v9: no entries for malformed
+                                    // SYCL metadata
+  cache_hash_string(&h, o->describe ? "symbols" : "");
   char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
                          o->canonical_triple);
   cache_hash_string(&h, options);
@@ -133,7 +134,7 @@ static void store_split(const Cache *c, const char *key, bool already, const Spl
                im->virtual_set ? strlen(im->virtual_set) : 0);
     record_put(&b, &(uint8_t){im->dummy}, 1);
     record_put(&b, im->facts.data ? (const void *)im->facts.data : "", im->facts.size);
-    record_put(&b, im->content_key, CACHE_KEY_SIZE);
+    record_put(&b, im->symbols.data ? (const void *)im->symbols.data : "", im->symbols.size);
   }
   cache_store(c, "split", key, &b);
   free(b.data);
@@ -147,9 +148,9 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
   if (ok) memcpy(head, b.data, sizeof head);
   RecordReader rd = {b.data + sizeof head, b.data + b.size, !ok};
   *r = (SplitResult){0};
-  // Each image takes at least seven records (56 + CACHE_KEY_SIZE bytes) of the entry: the
-  // count is checked against the entry's size before it sizes the array.
-  if (ok && head[1] <= (b.size - sizeof head) / (56 + CACHE_KEY_SIZE))
+  // Each image takes at least seven records (57 bytes) of the entry: the count is checked
+  // against the entry's size before it sizes the array.
+  if (ok && head[1] <= (b.size - sizeof head) / 57)
     r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
   for (uint64_t i = 0; ok && r->images && i < head[1] && !rd.bad; i++) {
     SplitImage *im = &r->images[r->count++];
@@ -173,10 +174,11 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
       im->facts.size = size;
     }
     data = record_get(&rd, &size);
-    if (data && size == CACHE_KEY_SIZE && !data[CACHE_KEY_SIZE - 1])
-      memcpy(im->content_key, data, CACHE_KEY_SIZE);
-    else
-      rd.bad = true;
+    if (data && size) {
+      im->symbols.data = xmalloc(size);
+      memcpy(im->symbols.data, data, size);
+      im->symbols.size = size;
+    }
   }
   ok = ok && !rd.bad && (head[1] == 0 || r->images) && r->count == head[1];
   if (ok)
@@ -204,12 +206,12 @@ static void split_one(void *arg, size_t i) {
   if (split_bitcode(job->input->data, job->input->size, job->input->origin, stage->options,
                     &job->result, &already_split, &job->error) == 0) {
     job->split = !already_split;
-    if (cache) {
-      for (size_t k = 0; k < job->result.count; k++)
-        cache_content_key(job->result.images[k].bitcode.data, job->result.images[k].bitcode.size,
-                          job->result.images[k].content_key);
-      store_split(cache, key, already_split, &job->result);
+    for (size_t k = 0; cache && stage->options->describe && k < job->result.count; k++) {
+      SplitImage *im = &job->result.images[k];
+      if (stage->options->describe(im->bitcode.data, im->bitcode.size, &im->symbols))
+        im->symbols = (Buffer){0}; // resolution reads the image itself
     }
+    if (cache) store_split(cache, key, already_split, &job->result);
   }
 }
 
@@ -276,13 +278,16 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
       out.size = image->bitcode.size;
       out.facts = image->facts.data;
       out.facts_size = image->facts.size;
-      memcpy(out.content_key, image->content_key, CACHE_KEY_SIZE);
-      // Both buffers join the input files: they live as long as the link needs them.
-      inputs->files = xrealloc(inputs->files, (inputs->num_files + 2) * sizeof(Buffer));
+      out.symbols = image->symbols.data;
+      out.symbols_size = image->symbols.size;
+      // The buffers join the input files: they live as long as the link needs them.
+      inputs->files = xrealloc(inputs->files, (inputs->num_files + 3) * sizeof(Buffer));
       inputs->files[inputs->num_files++] = image->bitcode;
       if (image->facts.data) inputs->files[inputs->num_files++] = image->facts;
+      if (image->symbols.data) inputs->files[inputs->num_files++] = image->symbols;
       image->bitcode = (Buffer){0};
       image->facts = (Buffer){0};
+      image->symbols = (Buffer){0};
       add_input(&items, &count, &cap, out);
     }
     split_result_free(&job->result);
