@@ -325,7 +325,7 @@ static int write_tag(int fd) {
     if (close(out) < 0 && !rc) rc = -errno;
     if (!rc) rc = own_link_at(fd, tmp, fd, "CACHEDIR.TAG");
     if (rc == -EEXIST) rc = 0;
-    own_cache_remove_at(fd, tmp, NULL);
+    own_remove_at(fd, tmp, NULL);
   }
   free(tmp);
   free(text);
@@ -367,7 +367,7 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
   char *probe = NULL; // a random name: a link planted at a guessable one made this fail
   int p = own_create_temporary_at(fd, ".probe", &probe);
   rc = p < 0 ? p : 0;
-  if (p >= 0) close(p), own_cache_remove_at(fd, probe, NULL);
+  if (p >= 0) close(p), own_remove_at(fd, probe, NULL);
   free(probe);
   if (rc) {
     *errmsg = format("cannot write to the cache directory: %s", strerror(-rc));
@@ -500,8 +500,8 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
     }
   }
   if (close(fd) < 0 && !rc) rc = -errno;
-  if (!rc) rc = own_cache_rename_at(dir, tmp, dir, name);
-  if (rc) own_cache_remove_at(dir, tmp, NULL);
+  if (!rc) rc = own_rename_at(dir, tmp, dir, name);
+  if (rc) own_remove_at(dir, tmp, NULL);
   keep_on_success(tmp_path);
 done:
   free(tmp_path);
@@ -536,10 +536,10 @@ int cache_adopt(const Cache *c, const char *kind, const char *key, int from, con
   if (rc == -EEXIST) {
     char *tmp = temporary_name(entry);
     rc = own_link_at(from, name, dir, tmp);
-    if (!rc && (rc = own_cache_rename_at(dir, tmp, dir, entry))) own_cache_remove_at(dir, tmp, NULL);
+    if (!rc && (rc = own_rename_at(dir, tmp, dir, entry))) own_remove_at(dir, tmp, NULL);
     free(tmp);
   }
-  if (!rc) own_cache_remove_at(from, name, NULL);
+  if (!rc) own_remove_at(from, name, NULL);
   free(entry);
   return rc;
 }
@@ -610,7 +610,7 @@ static void export_folder(void *arg, size_t i) {
         strlist_push(&x->inodes[i], format("%llu", (unsigned long long)st.st_ino));
         continue;
       }
-      own_cache_remove_at(x->to, as, NULL); // a link: never handed to libLTO
+      own_remove_at(x->to, as, NULL); // a link: never handed to libLTO
     }
     free(as);
   }
@@ -639,7 +639,7 @@ void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
   if (dir < 0) return;
   char *name = format("%s-%s", kind, key);
   // Only the file that failed its check: a concurrent link may have replaced it since.
-  own_cache_remove_at(dir, name, seen);
+  own_remove_at(dir, name, seen);
   free(name);
 }
 
@@ -682,11 +682,11 @@ static void prune_entry(void *arg, int dir, int shard, const char *name) {
     return;
   time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
   if (temporary) {
-    if (p->now - st.st_mtime > STALE_TEMPORARY) own_cache_remove_at(dir, name, &st);
+    if (p->now - st.st_mtime > STALE_TEMPORARY) own_remove_at(dir, name, &st);
     return;
   }
   if ((uint64_t)(p->now - used) > p->c->policy.prune_after) {
-    own_cache_remove_at(dir, name, &st);
+    own_remove_at(dir, name, &st);
     return;
   }
   if (p->n == p->cap)
@@ -703,7 +703,7 @@ void cache_prune(const Cache *c) {
   if (fstatat(c->root_fd, ".last-prune", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
       (uint64_t)(now - st.st_mtime) < c->policy.prune_interval)
     return;
-  int stamp = own_cache_create_at(c->root_fd, ".last-prune", 0666);
+  int stamp = own_create_at(c->root_fd, ".last-prune", 0666);
   if (stamp >= 0) close(stamp);
   else utimensat(c->root_fd, ".last-prune", NULL, AT_SYMLINK_NOFOLLOW);
   Pruning p = {.c = c, .now = now};
@@ -715,7 +715,7 @@ void cache_prune(const Cache *c) {
     char name[3];
     snprintf(name, sizeof name, "%02x", p.entries[first].shard);
     int dir = own_open_dir_at(c->root_fd, name, false);
-    if (dir >= 0) own_cache_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
+    if (dir >= 0) own_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
     p.total -= p.entries[first].size;
     first++;
   }

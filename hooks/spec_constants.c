@@ -65,6 +65,20 @@ static LLVMValueRef strip_pointer_casts(LLVMValueRef v) {
   }
 }
 
+// The first store into SLOT, directly or through casts of it (clang 14 at -O0 stored through
+// an addrspacecast of the alloca), or NULL.
+static LLVMValueRef store_into(LLVMValueRef slot) {
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u), found = NULL;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot)
+      found = user;
+    else if (LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user))
+      found = store_into(user);
+    if (found) return found;
+  }
+  return NULL;
+}
+
 // The string literal behind a pointer argument, *LEN its bytes (without the terminating NUL;
 // a zeroinitializer is the empty string). At -O0 the argument is a load from an alloca that
 // one store filled with the literal's address: *store is that store (intel deletes it).
@@ -72,11 +86,7 @@ static char *string_literal(LLVMValueRef arg, LLVMValueRef *store, size_t *len) 
   LLVMValueRef v = strip_pointer_casts(arg);
   *store = NULL;
   if (LLVMIsALoadInst(v)) {
-    LLVMValueRef slot = strip_pointer_casts(LLVMGetOperand(v, 0));
-    for (LLVMUseRef u = LLVMGetFirstUse(slot); u && !*store; u = LLVMGetNextUse(u)) {
-      LLVMValueRef user = LLVMGetUser(u);
-      if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot) *store = user;
-    }
+    *store = store_into(strip_pointer_casts(LLVMGetOperand(v, 0)));
     if (!*store) return NULL;
     v = strip_pointer_casts(LLVMGetOperand(*store, 0));
   }

@@ -101,7 +101,7 @@ static void read_back(void *arg, size_t i) {
     if (!b->rc[i]) b->pending[i] = xstrdup(name); // adopted after the definitions index
     return;
   }
-  own_cache_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
+  own_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
   if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0 &&
       take_definitions(&b->optimized[i], &b->lists.defined[i]) == 0) {
     ((bool *)b->lists.given)[i] = true;

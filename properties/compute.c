@@ -550,6 +550,25 @@ static void misc_property(LLVMModuleRef m, const StringList *entries, int opt_le
   if (opt_level >= 0) propsets_add_u32(out, set, "optLevel", (uint32_t)opt_level);
 }
 
+// sanUsed (SYCL/misc properties, after optLevel as intel): which DPC++ sanitizer
+// instrumented the module, known by the table it leaves (a global whose name starts
+// "__AsanKernelMetadata", "__MsanKernelMetadata" or "__TsanKernelMetadata"; the first wins).
+static void sanitizer_property(LLVMModuleRef m, PropertySets *out) {
+  static const char *const kinds[][2] = {{"__AsanKernelMetadata", "asan"},
+                                         {"__MsanKernelMetadata", "msan"},
+                                         {"__TsanKernelMetadata", "tsan"}};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+      size_t len;
+      const char *name = LLVMGetValueName2(g, &len);
+      size_t prefix = strlen(kinds[k][0]);
+      if (len >= prefix && !memcmp(name, kinds[k][0], prefix)) {
+        propsets_add_bytes(out, "SYCL/misc properties", "sanUsed", kinds[k][1], 4);
+        return;
+      }
+    }
+}
+
 // SYCL/kernel param opt: per function with !sycl_kernel_omit_args (DPC++'s dead argument
 // elimination writes it on kernels), a bit vector with bit I set if argument I was removed;
 // as many bits as the metadata has operands. HEADER: the set even when empty (intel's).
@@ -941,6 +960,7 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
   if (in->emit_program_metadata) program_metadata_property(m, in->post_link, out);
   misc_property(m, in->post_link && in->entry_points ? in->entry_points : &entries, in->opt_level,
                 out);
+  sanitizer_property(m, out);
   if (!in->post_link || in->emit_device_globals) device_globals_property(m, in->post_link, out);
   host_pipes_property(m, out);
   virtual_functions_property(m, in, out);
