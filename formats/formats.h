@@ -132,6 +132,10 @@ typedef struct {
 
 // Adds the images of one file (any supported form). Errors are fatal.
 void read_input_file(InputSet *set, const char *path, bool is_library);
+// The same for every file of PATHS, in order, those from FIRST_LIBRARY on as --device-libs;
+// the files are read JOBS at a time (a relink reads a thousand unchanged files), their
+// images found in order, so the first file in error is the one a serial read reports.
+void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs);
 // The same for a file's bytes, named ORIGIN in messages; the images point into DATA.
 void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
                       bool is_library);

@@ -547,14 +547,47 @@ void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, si
   read_contents(set, origin, data, size, is_library, 0);
 }
 
-void read_input_file(InputSet *set, const char *path, bool is_library) {
-  Buffer file = {0};
-  int rc = read_file(path, &file);
+// FILE's bytes (read from PATH, or RC < 0) join the set with their images.
+static void add_file(InputSet *set, const char *path, Buffer file, int rc, bool is_library) {
   if (rc < 0) fatal(path, "%s", read_error_text(rc));
   // The images point into these bytes, so they stay until the set is done with.
   set->files = xrealloc(set->files, (set->num_files + 1) * sizeof *set->files);
   set->files[set->num_files++] = file;
   read_contents(set, path, file.data, file.size, is_library, 0);
+}
+
+void read_input_file(InputSet *set, const char *path, bool is_library) {
+  Buffer file = {0};
+  int rc = read_file(path, &file);
+  add_file(set, path, file, rc, is_library);
+}
+
+typedef struct {
+  const StringList *paths;
+  Buffer *files;
+  int *rc;
+} ReadJob;
+
+// Runs on a worker thread: reads file I into files[i] only.
+static void read_one(void *arg, size_t i) {
+  ReadJob *job = arg;
+  job->rc[i] = read_file(job->paths->items[i], &job->files[i]);
+}
+
+void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs) {
+  size_t n = paths->count ? paths->count : 1;
+  ReadJob job = {paths, xcalloc(n, sizeof(Buffer)), xcalloc(n, sizeof(int))};
+  parallel_for(paths->count, jobs, read_one, &job);
+  // In order, as one file after the other: the first file in error is the one reported.
+  for (size_t i = 0; i < paths->count; i++) {
+    if (job.rc[i] < 0) { // the files after it are not the set's: freed before the error
+      for (size_t k = i + 1; k < paths->count; k++)
+        free(job.files[k].data);
+    }
+    add_file(set, paths->items[i], job.files[i], job.rc[i], i >= first_library);
+  }
+  free(job.files);
+  free(job.rc);
 }
 
 // An image's string keys point into its file's bytes (or its input's): they are copied, once,

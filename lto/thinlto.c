@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 // libLTO's options are process-wide cl::opts; they can be set once.
 static void set_debug_options(const ThinLinkOptions *opts) {
@@ -243,6 +244,15 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
     // the resolution; an unchanged image with unchanged imports is not optimized again.
     thinlto_codegen_set_cache_dir(cg, dir);
     thinlto_codegen_set_cache_pruning_interval(cg, -1); // cache_prune prunes the entries
+    // Which libLTO obeys only in a folder that holds a pruning timestamp: in this link's new
+    // folder LLVM's pruneCache writes one and prunes by its default policy (a week since the
+    // last access, 75% of the free space), after the backends. It stat'ed every entry, and
+    // removed the names of entries last read over a week ago (every one on a noatime file
+    // system), whose results read_back then took as damaged: every link optimized again.
+    char *stamp = format("%s/llvmcache.timestamp", dir);
+    int fd = own_create(stamp, 0666);
+    if (fd >= 0) close(fd);
+    free(stamp);
     folder = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (folder < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
     if (reuse) cache_export_entries(cache, "thinlto", folder, entry_prefix, &linked_in, opts->jobs);

@@ -630,10 +630,13 @@ static void read_inputs(Link *l) {
                          .prefer_target = l->o->prefer_target ? l->o->prefer_target
                                           : l->native          ? "spir64_gen"
                                                                : NULL};
+  StringList paths = {0}; // borrowed: freed by its array alone
   for (size_t i = 0; i < l->o->inputs.count; i++)
-    read_input_file(&l->inputs, l->o->inputs.items[i], false);
+    strlist_push(&paths, l->o->inputs.items[i]);
   for (size_t i = 0; i < l->device_libs.count; i++)
-    read_input_file(&l->inputs, l->device_libs.items[i], true);
+    strlist_push(&paths, l->device_libs.items[i]);
+  read_input_files(&l->inputs, &paths, l->o->inputs.count, l->jobs);
+  free(paths.items);
   if (l->inputs.mixed) input_set_keep_target(&l->inputs, l->inputs.prefer_target);
   size_t user_images = 0;
   for (size_t i = 0; i < l->inputs.count; i++)

@@ -17,7 +17,7 @@
 // in place with its old size and modification time still shows. A file changed less than
 // RACY_NS before the link read it is never trusted by identity (a write in the same tick of
 // the file system's clock leaves the times as they were): the link is not recorded.
-enum { RECORD_VERSION = 1 };
+enum { RECORD_VERSION = 2 }; // 2: the output's identity
 static const int64_t RACY_NS = 1000000000;
 
 typedef struct {
@@ -110,14 +110,17 @@ void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *g
   }
 }
 
-// The record: the time its identities were taken, the output's content key and size, then
-// per file its identity and content key (in the order of FILES, which the link key fixes).
+// The record: the time its identities were taken, the output's content key and size, the
+// output's identity as the link left it, then per file its identity and content key (in the
+// order of FILES, which the link key fixes).
 static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CACHE_KEY_SIZE],
-                         const char *output_key, uint64_t output_size, int64_t taken_ns) {
+                         const char *output_key, uint64_t output_size, const Identity *output_id,
+                         int64_t taken_ns) {
   Buffer b = {0};
   uint64_t head[3] = {RECORD_VERSION, (uint64_t)taken_ns, output_size};
   record_put(&b, head, sizeof head);
   record_put(&b, output_key, CACHE_KEY_SIZE);
+  record_put(&b, output_id, sizeof *output_id);
   for (size_t i = 0; i < rl->files->count; i++) {
     record_put(&b, &ids[i], sizeof ids[i]);
     record_put(&b, keys[i], CACHE_KEY_SIZE);
@@ -133,6 +136,7 @@ bool relink_reuse(Relink *rl) {
   Identity *ids = rl->ids, *recorded = xcalloc(n ? n : 1, sizeof(Identity));
   char(*keys)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
   char output_key[CACHE_KEY_SIZE];
+  Identity output_id;
   RecordReader r = {record.data, record.data + record.size, false};
   size_t size;
   const uint8_t *p = record_get(&r, &size);
@@ -142,6 +146,8 @@ bool relink_reuse(Relink *rl) {
   ok = ok && head[0] == RECORD_VERSION;
   ok = ok && (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
   if (ok) memcpy(output_key, p, CACHE_KEY_SIZE);
+  ok = ok && (p = record_get(&r, &size)) && size == sizeof(Identity);
+  if (ok) memcpy(&output_id, p, sizeof(Identity));
   for (size_t i = 0; ok && i < n; i++) {
     ok = (p = record_get(&r, &size)) && size == sizeof(Identity);
     if (ok) memcpy(&recorded[i], p, sizeof(Identity));
@@ -150,32 +156,65 @@ bool relink_reuse(Relink *rl) {
   }
   ok = ok && r.p == r.end && !r.bad;
   free(record.data);
+  if (ok) { // kept for relink_record, whatever this link does
+    rl->recorded = recorded;
+    rl->recorded_keys = keys;
+    rl->recorded_ns = (int64_t)head[1];
+  }
   // One stat per file (taken by relink_begin); its content hashed only where the identity
   // differs from the record's, or cannot be trusted yet.
   size_t hashed = 0;
-  bool settled = true; // every identity as recorded: the record stays as it is
   for (size_t i = 0; ok && i < n; i++) {
     if (same_identity(&ids[i], &recorded[i]) && !is_racy(&ids[i], (int64_t)head[1])) continue;
     char key[CACHE_KEY_SIZE];
     hashed++;
     ok = !content_key(rl->files->items[i], key) && !strcmp(key, keys[i]);
-    settled = false;
+  }
+  // The output as the last link (or relink) left it: when no input was even touched, it is
+  // not written again, at the cost of one more stat; its content is hashed only where its
+  // identity cannot be trusted yet (written less than RACY_NS before the record was taken).
+  Identity now_id;
+  bool kept = ok && !hashed && !identity_of(rl->output, &now_id) &&
+              same_identity(&now_id, &output_id);
+  bool checked = false; // the output's content hashed and found the record's
+  if (kept && is_racy(&now_id, (int64_t)head[1])) {
+    char key[CACHE_KEY_SIZE];
+    kept = checked = !content_key(rl->output, key) && !strcmp(key, output_key);
   }
   Buffer out = {0};
-  ok = ok && !cache_get(rl->cache, "relinkout", output_key, &out) && out.size == head[2];
-  if (ok) {
+  if (kept) {
+    note("relink: %zu input(s) unchanged (%zu hashed): the output is the last link's, left as "
+         "it is", n, hashed);
+    // Its identity checked by content now: recorded again, trusted by the next link's stat.
+    if (checked && rl->recordable && !is_racy(&now_id, rl->started_ns))
+      record_write(rl, ids, keys, output_key, head[2], &now_id, rl->started_ns);
+  } else {
+    ok = ok && !cache_get(rl->cache, "relinkout", output_key, &out) && out.size == head[2];
+  }
+  if (ok && !kept) {
     int rc = write_output_atomic(rl->output, out.data, out.size);
     if (rc) fatal(rl->output, "cannot write output: %s", strerror(-rc));
     note("relink: %zu input(s) unchanged (%zu hashed): the output of the last link reused", n,
          hashed);
-    // Identities that changed with the same content are recorded, once they can be trusted.
-    if (!settled && rl->recordable) record_write(rl, ids, keys, output_key, out.size,
-                                                 rl->started_ns);
+    // Recorded with the output's new identity, and the identities that changed with the same
+    // content, once they can be trusted.
+    if (rl->recordable && !identity_of(rl->output, &now_id))
+      record_write(rl, ids, keys, output_key, out.size, &now_id, rl->started_ns);
   }
   free(out.data);
-  free(recorded);
-  free(keys);
+  if (rl->recorded != recorded) {
+    free(recorded);
+    free(keys);
+  }
   return ok;
+}
+
+// True when file I's identity is the last record's, trusted then: its content key is the
+// record's (the rule relink_reuse follows).
+static bool as_recorded(const Relink *rl, size_t i) {
+  if (!rl->recorded) return false;
+  const Identity *ids = rl->ids, *recorded = rl->recorded;
+  return same_identity(&ids[i], &recorded[i]) && !is_racy(&ids[i], rl->recorded_ns);
 }
 
 void relink_record(Relink *rl) {
@@ -184,27 +223,38 @@ void relink_record(Relink *rl) {
   Identity *ids = rl->ids;
   char(*keys)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
   bool ok = true;
+  size_t hashed = 0;
   for (size_t i = 0; ok && i < n; i++) {
     Identity now;
-    // Hashed now: a file changed since the link read it has another identity (it was not
-    // racy), and is not recorded.
-    ok = !identity_of(rl->files->items[i], &now) && same_identity(&now, &ids[i]) &&
-         !content_key(rl->files->items[i], keys[i]);
+    // A file changed since the link read it has another identity (it was not racy), and is
+    // not recorded. One whose identity is the last record's has that record's content key;
+    // any other is hashed now.
+    ok = !identity_of(rl->files->items[i], &now) && same_identity(&now, &ids[i]);
+    if (ok && as_recorded(rl, i)) {
+      memcpy(keys[i], rl->recorded_keys[i], CACHE_KEY_SIZE);
+    } else if (ok) {
+      ok = !content_key(rl->files->items[i], keys[i]);
+      hashed++;
+    }
   }
   Buffer out;
-  struct stat st;
-  ok = ok && stat(rl->output, &st) == 0 && S_ISREG(st.st_mode) && !map_file(rl->output, &out);
+  Identity output_id; // before its bytes are read: a write after this shows in its identity
+  ok = ok && !identity_of(rl->output, &output_id) && !map_file(rl->output, &out);
   if (ok) {
     char output_key[CACHE_KEY_SIZE];
     cache_content_key(out.data, out.size, output_key);
     cache_store(rl->cache, "relinkout", output_key, &out);
-    record_write(rl, ids, keys, output_key, out.size, rl->started_ns);
+    record_write(rl, ids, keys, output_key, out.size, &output_id, rl->started_ns);
     buffer_free(&out);
+    note("relink: link recorded, %zu of %zu input(s) hashed", hashed, n);
   }
   free(keys);
 }
 
 void relink_free(Relink *rl) {
   free(rl->ids);
-  rl->ids = NULL;
+  free(rl->recorded);
+  free(rl->recorded_keys);
+  rl->ids = rl->recorded = NULL;
+  rl->recorded_keys = NULL;
 }

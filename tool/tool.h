@@ -106,6 +106,12 @@ typedef struct {
   char key[CACHE_KEY_SIZE]; // the link's: the options that shape the output, the files' paths
   void *ids;                // each file's identity, taken by relink_begin
   int64_t started_ns;
+  // The last record of the same key, when relink_reuse read one: each file's identity then
+  // and its content key, and when those identities were taken. relink_record hashes only the
+  // files whose identity differs from it.
+  void *recorded;
+  char (*recorded_keys)[CACHE_KEY_SIZE];
+  int64_t recorded_ns;
   bool recordable; // every file regular and not changed just now (its identity can be
                    // trusted), and the output there before the link
 } Relink;
