@@ -523,9 +523,9 @@ static int by_order(const void *a, const void *b) {
 
 // A job of its own for each of IMAGES whose job failed with others (so that one image's
 // failure is not its job's others'), its inputs the same bytes; a job of one image runs
-// again as it is. *JOBS: the jobs to run, made from D's. 0, or a negative errno and *PATH.
-static int retry_jobs(Distribution *d, const size_t *images, size_t count, Job **jobs,
-                      size_t *num, char **path) {
+// again as it is. *JOBS: the jobs to run. NULL, or why they cannot be made.
+static char *retry_jobs(Distribution *d, const size_t *images, size_t count, Job **jobs,
+                        size_t *num) {
   *num = 0;
   size_t first_new = d->num_jobs;
   for (size_t i = 0; i < count; i++) {
@@ -539,39 +539,39 @@ static int retry_jobs(Distribution *d, const size_t *images, size_t count, Job *
     // Its inputs read, its files removed (the first image's own job takes its name), then
     // one job for each of its images that failed.
     Buffer meta = {0}, bc = {0};
-    char *meta_path = job_path(d, old, "meta"), *bc_path = job_path(d, old, "bc");
+    char *meta_path = job_path(d, old, "meta"), *bc_path = job_path(d, old, "bc"), *why = NULL;
     int rc = read_file(meta_path, &meta);
-    if (!rc) rc = read_file(bc_path, &bc);
-    if (rc) {
-      *path = xstrdup(meta.data ? bc_path : meta_path);
-    } else {
+    if (rc || (rc = read_file(bc_path, &bc)))
+      why = format("%s: %s", meta.data ? bc_path : meta_path, read_error_text(rc));
+    else if (meta.size != old->meta_size || bc.size != old->bc_size)
+      why = format("%s: not the size the link wrote", meta.size != old->meta_size ? meta_path
+                                                                                    : bc_path);
+    if (!why) {
       remove_outputs(d, old);
       own_remove(meta_path);
       own_remove(bc_path);
     }
     free(meta_path);
     free(bc_path);
-    for (size_t k = i; !rc && k < count; k++) {
+    for (size_t k = i; !why && k < count; k++) {
       if (d->job_of[images[k]] != old) continue;
       const JobInput *in = &d->inputs[images[k]];
-      if (in->meta_offset + in->meta_size > meta.size || in->bc_offset + in->bc_size > bc.size)
-        die("a job's inputs are shorter than the link wrote them");
       Job *single = new_job(d, images[k], 1);
       single->images[single->count++] = images[k];
       d->job_of[images[k]] = single;
       char *m = job_path(d, single, "meta"), *b = job_path(d, single, "bc");
       rc = write_new_file(m, meta.data + in->meta_offset, in->meta_size);
       if (!rc) rc = write_new_file(b, bc.data + in->bc_offset, in->bc_size);
-      if (rc) *path = xstrdup(m);
+      if (rc) why = format("cannot write the job's inputs %s: %s", m, strerror(-rc));
       free(m);
       free(b);
       jobs[(*num)++] = single;
     }
     free(meta.data);
     free(bc.data);
-    if (rc) return rc;
+    if (why) return why;
   }
-  return 0;
+  return NULL;
 }
 
 // The results of JOB's last run, forgotten.
@@ -593,19 +593,15 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
         return -1;
       }
     }
+    bool *listed = xcalloc(d->num_jobs, sizeof *listed);
     for (size_t i = 0; i < count; i++) {
       Job *job = d->job_of[images[i]];
-      if (!job->loaded) jobs[num++] = job, job->loaded = true; // each once
+      if (!listed[job->order]) jobs[num++] = job, listed[job->order] = true; // each once
     }
-  } else {
-    char *path = NULL;
-    int rc = retry_jobs(d, images, count, jobs, &num, &path);
-    if (rc) {
-      *errmsg = format("cannot write the job's inputs %s: %s", path, strerror(-rc));
-      free(path);
-      free(jobs);
-      return -1;
-    }
+    free(listed);
+  } else if ((*errmsg = retry_jobs(d, images, count, jobs, &num))) {
+    free(jobs);
+    return -1;
   }
   for (size_t i = 0; i < num; i++)
     forget_results(jobs[i]);
