@@ -76,6 +76,28 @@ static char *long_name(const uint8_t *table, size_t table_size, const uint8_t *f
   return xstrndup((const char *)start, (size_t)(end - 1 - start));
 }
 
+// Checks the member header at `at` (its length, its "`\n" end, its size field) for both kinds of
+// archive, and gives the member's size.
+static bool read_member_header(const uint8_t *data, size_t size, size_t at, uint64_t *member_size,
+                               char **errmsg) {
+  if (size - at < MEMBER_HEADER_SIZE) {
+    *errmsg = format("archive member at offset %zu: truncated header (%zu bytes, need %d)", at,
+                     size - at, MEMBER_HEADER_SIZE);
+    return false;
+  }
+  const uint8_t *header = data + at;
+  if (header[58] != '`' || header[59] != '\n') {
+    *errmsg = format("archive member at offset %zu: bad header (no terminating \"`\\n\")", at);
+    return false;
+  }
+  if (!parse_decimal_field(header + SIZE_FIELD_AT, SIZE_FIELD, member_size)) {
+    *errmsg = format("archive member at offset %zu: bad size field '%.10s'", at,
+                     (const char *)header + SIZE_FIELD_AT);
+    return false;
+  }
+  return true;
+}
+
 static void free_members(ArchiveMember *members, size_t count) {
   for (size_t i = 0; i < count; i++)
     free(members[i].name);
@@ -100,22 +122,9 @@ int archive_parse(const uint8_t *data, size_t size, ArchiveMember **members, siz
 
   size_t at = MAGIC_SIZE;
   while (at < size) {
-    if (size - at < MEMBER_HEADER_SIZE) {
-      *errmsg = format("archive member at offset %zu: truncated header (%zu bytes, need %d)", at,
-                       size - at, MEMBER_HEADER_SIZE);
-      goto fail;
-    }
-    const uint8_t *header = data + at;
-    if (header[58] != '`' || header[59] != '\n') {
-      *errmsg = format("archive member at offset %zu: bad header (no terminating \"`\\n\")", at);
-      goto fail;
-    }
     uint64_t member_size;
-    if (!parse_decimal_field(header + SIZE_FIELD_AT, SIZE_FIELD, &member_size)) {
-      *errmsg = format("archive member at offset %zu: bad size field '%.10s'", at,
-                       (const char *)header + SIZE_FIELD_AT);
-      goto fail;
-    }
+    if (!read_member_header(data, size, at, &member_size, errmsg)) goto fail;
+    const uint8_t *header = data + at;
     size_t data_at = at + MEMBER_HEADER_SIZE;
     if (member_size > size - data_at) {
       *errmsg = format("archive member at offset %zu: truncated member (size %llu, %zu bytes "
@@ -194,22 +203,9 @@ int thin_archive_members(const uint8_t *data, size_t size, StringList *names, ch
   size_t long_names_size = 0;
   size_t at = MAGIC_SIZE;
   while (at < size) {
-    if (size - at < MEMBER_HEADER_SIZE) {
-      *errmsg = format("archive member at offset %zu: truncated header (%zu bytes, need %d)", at,
-                       size - at, MEMBER_HEADER_SIZE);
-      return -1;
-    }
-    const uint8_t *header = data + at;
     uint64_t member_size;
-    if (header[58] != '`' || header[59] != '\n') {
-      *errmsg = format("archive member at offset %zu: bad header (no terminating \"`\\n\")", at);
-      return -1;
-    }
-    if (!parse_decimal_field(header + SIZE_FIELD_AT, SIZE_FIELD, &member_size)) {
-      *errmsg = format("archive member at offset %zu: bad size field '%.10s'", at,
-                       (const char *)header + SIZE_FIELD_AT);
-      return -1;
-    }
+    if (!read_member_header(data, size, at, &member_size, errmsg)) return -1;
+    const uint8_t *header = data + at;
     size_t data_at = at + MEMBER_HEADER_SIZE, name_length = name_field_length(header);
     // The symbol tables and the long-name table are stored; a member's data is in its file.
     bool stored = header[0] == '/' && (name_length == 1 || name_is(header, name_length, "//") ||

@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from check_main import check_main
+
 FOLDERS = ["tool", "lto", "split", "hooks", "wrap", "formats", "properties", "spirv", "base"]
 OWNER = "base/owned.c"
 NEVER = ["creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "rmdir", "mkdir",
@@ -151,18 +153,7 @@ def self_test():
     return 0
 
 
-def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))
-    found = list(violations(root))
-    for v in found:
-        print(v)
-    print("%d raw file-system call(s) outside %s" % (len(found), OWNER) if found
-          else "file-system owner: ok")
-    return 1 if found else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(check_main(violations, self_test,
+                        lambda found: "%d raw file-system call(s) outside %s"
+                                 % (len(found), OWNER) if found else "file-system owner: ok"))

@@ -10,6 +10,8 @@ import os
 import re
 import sys
 
+from check_main import check_main
+
 # Top to bottom; folders on one floor are peers and may not include each other.
 FLOORS = [["tool"], ["lto"], ["split", "hooks", "wrap"], ["formats"], ["properties", "spirv"],
           ["base"]]
@@ -71,17 +73,7 @@ def self_test():
     return 0
 
 
-def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))
-    found = list(violations(root))
-    for v in found:
-        print(v)
-    print("%d include(s) break the layers" % len(found) if found else "layers: ok")
-    return 1 if found else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(check_main(violations, self_test,
+                        lambda found: "%d include(s) break the layers" % len(found)
+                                 if found else "layers: ok"))

@@ -68,6 +68,8 @@ void record_host_inputs(const StringList *args);
 // are checked, not read), -l static libraries as ld finds them, linker scripts' inputs, and
 // the device code host bitcode embeds. Damaged inputs are error()s.
 void collect_device_inputs(WrapperRun *run, StringList *device_inputs);
+// A FIFO or socket: its bytes can be read only once, and the host linker needs them.
+bool input_is_stream(const char *path);
 // Whether PATH starts with a bitcode magic number (read no further: inputs can be large).
 bool file_is_bitcode(const char *path);
 // PATH, a temporary, is shown in messages as NAME.

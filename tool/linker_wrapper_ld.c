@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 //
@@ -398,6 +399,10 @@ void collect_device_inputs(WrapperRun *run, StringList *device_inputs) {
         add_linker_script_inputs(&dirs, library, mode.static_only, &candidates);
     } else if (a[0] == '-') {
       i += takes_separate_value(a);
+    } else if (input_is_stream(a)) {
+      // Read here for its device code, a pipe would reach the host linker empty.
+      error(a, "a pipe or socket as a host input: the linker wrapper reads each input twice (its "
+               "device code, then the host linker); write it to a file first");
     } else if (access(a, R_OK) == 0) {
       strlist_push(&candidates, xstrdup(a));
     }
@@ -417,8 +422,14 @@ void collect_device_inputs(WrapperRun *run, StringList *device_inputs) {
   strlist_free(&dirs);
 }
 
+bool input_is_stream(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 bool file_is_bitcode(const char *path) {
   uint8_t magic[4];
+  if (input_is_stream(path)) return false; // reading its magic would take it from the host linker
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   bool yes = read(fd, magic, sizeof magic) == sizeof magic && is_llvm_bitcode(magic, sizeof magic);
