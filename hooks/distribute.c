@@ -4,8 +4,8 @@
 // which images are sent (hooks/hook.c does) or how jobs are scheduled (the distributor does).
 //
 // A job is one image or several (issue 31): every file a job makes is an inode to allocate,
-// and on two cores a job per image, four files each, cost a tenth more than the in-process
-// pool. The link's threads each fill a job of their own with the images they complete; a
+// and on two cores a job per image, four files each, cost 1.13 times the in-process pool's
+// wall (bench/RESULTS.md). The link's threads each fill a job of their own with the images they complete; a
 // job takes a 1/(8 x -j) share of the images not yet in one, from 1 to 32 (guided: the
 // first jobs are large, the last ones single images, so that the cores finish together). A
 // job that fails runs again as one job per image, so that one image's failure is its own.
