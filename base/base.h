@@ -130,18 +130,8 @@ void own_forget(const char *path);
 // folders made in it, at any depth); what it did not make stays, and so does the folder
 // (-ENOTEMPTY). 0, or a negative errno.
 int own_empty_dir(const char *path);
-// The same relative to the folder DIRFD (opened O_DIRECTORY|O_NOFOLLOW by the caller), for
-// code that walks folders by descriptor (the cache): own_create_at as own_create,
-// own_rename_at as own_rename, own_remove_at as own_remove.
-int own_create_at(int dirfd, const char *name, int mode);
-int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure);
-int own_remove_at(int dirfd, const char *name);
-// Removes the regular file NAME of DIRFD that this run did not make (a cache entry pruned),
-// only while it still is what SEEN (fstatat, not following a link) says. 0, or a negative
-// errno (-EPERM: something else stands there now).
-int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen);
 // What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
-// run did not make but own_remove_seen_at's; the caller has proved the owner dead. A regular
+// run did not make but own_remove_at's (the cache's); the caller has proved the owner dead. A regular
 // file, or a flat folder and its regular files, only while it still is what the caller saw
 // (SEEN, from lstat).
 int own_remove_dead_file(const char *path, const struct stat *seen);
@@ -151,18 +141,18 @@ int own_remove_dead_dir(const char *path, const struct stat *seen);
 // each, nothing followed through a link, nothing recorded (the cache's files outlive the run;
 // the caller registers what a failure must remove). Each returns a descriptor or 0, or a
 // negative errno. own_open_dir_at: the folder NAME in AT, made first if CREATE (O_NOFOLLOW:
-// a link there is -ENOTDIR or -ELOOP). own_cache_create_at: exclusively. own_create_temporary_at:
+// a link there is -ENOTDIR or -ELOOP). own_create_at: exclusively. own_create_temporary_at:
 // NAME.tmp.HOST.PID.R exclusively, *TMP its name (malloc'd). own_append_at: an existing
-// regular file for appending. own_cache_rename_at, own_link_at: renameat, linkat (a link is never
-// followed). own_cache_remove_at: a regular file or a link (the link), only while it is SEEN (if
-// not NULL).
+// regular file for appending. own_rename_at, own_link_at: renameat, linkat (a link is never
+// followed). own_remove_at: a regular file or a link (the link), only while it is SEEN (if
+// not NULL; -EPERM: something else stands there now).
 int own_open_dir_at(int at, const char *name, bool create);
-int own_cache_create_at(int dir, const char *name, int mode);
+int own_create_at(int dir, const char *name, int mode);
 int own_create_temporary_at(int dir, const char *name, char **tmp);
 int own_append_at(int dir, const char *name);
-int own_cache_rename_at(int from_dir, const char *from, int to_dir, const char *to);
+int own_rename_at(int from_dir, const char *from, int to_dir, const char *to);
 int own_link_at(int from_dir, const char *from, int to_dir, const char *to);
-int own_cache_remove_at(int dir, const char *name, const struct stat *seen);
+int own_remove_at(int dir, const char *name, const struct stat *seen);
 
 // What a failure removes: paths removed if the process exits through fatal() or
 // exit_on_errors(), or is ended by SIGINT, SIGTERM or SIGHUP, but only while they hold what
@@ -526,14 +516,16 @@ int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, 
 // B, read from an entry of KIND and KEY (a mapped file included), cut to its payload if it is
 // a whole, intact one: 0, or -1 (B unchanged).
 int cache_take_payload(const char *kind, const char *key, Buffer *b);
+// B cut to its first SIZE bytes (<= b->size); a mapping's pages past them are unmapped.
+void buffer_shrink(Buffer *b, size_t size);
 // Atomic: readers see the old entry or the whole new one. 0, or a negative errno.
 int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *value);
 // cache_put without a copy: the file NAME of the folder FROM (this process's own), which holds
-// PAYLOAD's bytes and nothing else, gets the entry's trailer and is moved into the cache
-// (linked there, then removed from FROM). 0, or a negative errno (the file is then left where
-// it was, maybe with the trailer).
+// PAYLOAD's bytes and nothing else, gets EXTRA's bytes (unless NULL) and the entry's trailer
+// (the entry's payload is both) and is moved into the cache (linked there, then removed from
+// FROM). 0, or a negative errno (the file is then left where it was, maybe with more bytes).
 int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
-                const Buffer *payload);
+                const Buffer *payload, const Buffer *extra);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
 void cache_prune(const Cache *c);
@@ -599,6 +591,12 @@ void bridge_make_declaration(LLVMValueRef gv);
 // variables. True if GV has the string attribute NAME; *value (not NUL-terminated) and *len
 // then point into LLVM's storage.
 bool bridge_global_attribute(LLVMValueRef gv, const char *name, const char **value, size_t *len);
+// base/bridge.cpp: llvm-c can neither set a global variable's attributes nor dso_local.
+// DPC++'s sanitizer kernel table (__AsanKernelMetadata, __MsanKernelMetadata or
+// __TsanKernelMetadata) rewritten as sycl-post-link does, for the SPIR-V translator and the
+// runtime: a device global of an unnamed struct holding the array, with !spirv.Decorations.
+// Whether there was one.
+bool bridge_fix_sanitizer_table(LLVMModuleRef m);
 // base/bridge.cpp: llvm-c cannot set TargetOptions::UseInitArray. TM then emits llvm.global_ctors
 // and llvm.global_dtors as .init_array.N/.fini_array.N (run by every ELF linker, lld too)
 // instead of .ctors.N/.dtors.N.

@@ -73,6 +73,53 @@ extern "C" bool bridge_global_attribute(LLVMValueRef gv, const char *name, const
   return true;
 }
 
+// Gap: llvm-c can neither set a global variable's attributes nor its dso_local. DPC++'s
+// sanitizers (-fsanitize=address|memory|thread) leave a table of the instrumented kernels,
+// __AsanKernelMetadata (__MsanKernelMetadata, __TsanKernelMetadata: the first of them there
+// is), an array that the runtime reads as a device global. SPIR-V has no appending linkage
+// and the translator takes no array-typed device global, so, as sycl-post-link: the table
+// becomes an external, dso_local, local_unnamed_addr variable of the same name whose type is
+// an unnamed struct holding the array (its attributes and metadata kept, uses moved), sized
+// by "sycl-device-global-size", and decorated HostAccessINTEL (6147), access 0 (read), under
+// its "sycl-unique-id" (its name where it has none) in !spirv.Decorations, which llvm-link
+// drops. Whether there was one.
+extern "C" bool bridge_fix_sanitizer_table(LLVMModuleRef m) {
+  llvm::Module &module = *llvm::unwrap(m);
+  llvm::GlobalVariable *old = nullptr;
+  for (const char *name : {"__AsanKernelMetadata", "__MsanKernelMetadata", "__TsanKernelMetadata"})
+    if (!old) old = module.getNamedGlobal(name);
+  if (!old || !old->hasInitializer() || !old->getValueType()->isArrayTy()) return false;
+  llvm::LLVMContext &ctx = module.getContext();
+  std::string name = old->getName().str();
+  old->setName(name + ".old");
+  llvm::StructType *holder = llvm::StructType::create(ctx); // prints as %N
+  holder->setBody({old->getValueType()});
+  auto *table = new llvm::GlobalVariable(
+      module, holder, false, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantStruct::get(holder, {old->getInitializer()}), name, nullptr,
+      llvm::GlobalValue::NotThreadLocal, old->getAddressSpace());
+  table->copyAttributesFrom(old);
+  table->copyMetadata(old, 0);
+  table->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Local);
+  table->setDSOLocal(true);
+  old->replaceAllUsesWith(table);
+  old->eraseFromParent();
+  uint64_t size = module.getDataLayout().getTypeAllocSize(holder);
+  table->addAttribute("sycl-device-global-size", std::to_string(size));
+  std::string id = table->hasAttribute("sycl-unique-id")
+                       ? table->getAttribute("sycl-unique-id").getValueAsString().str()
+                       : name;
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Metadata *host_access[] = {
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 6147)),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 0)),
+      llvm::MDString::get(ctx, id)};
+  llvm::Metadata *decorations[] = {llvm::MDNode::get(ctx, host_access)};
+  table->setMetadata("spirv.Decorations", llvm::MDNode::get(ctx, decorations));
+  return true;
+}
+
 // Gap: llvm-c's target machine options have no TargetOptions::UseInitArray, which is off by
 // default, so llvm.global_ctors/dtors land in .ctors.N/.dtors.N: GNU ld and gold run those,
 // lld does not. With it, they land in .init_array.N/.fini_array.N, which all three run.
@@ -125,12 +172,68 @@ extern "C" void bridge_handle_bad_alloc(void) {
   llvm::install_out_of_memory_new_handler();
 }
 
-// Verifies MODULE as LLVM's readers do: -1 with *errmsg "invalid module: FIRST LINE" when
+// IR older LLVMs wrote that LLVM 22's verifier refuses: an allocsize attribute whose
+// argument is no integer parameter (intel's device-global tests, made by clang 14, put
+// "nobuiltin allocsize(0)" on a call passing a pointer). It describes no allocation: dropped
+// from functions and calls, as LLVM's readers drop broken debug info. Whether one was.
+static bool drop_bad_allocsize(llvm::Module &module) {
+  auto bad = [](const llvm::AttributeList &attrs, llvm::FunctionType *type) {
+    llvm::Attribute a = attrs.getFnAttr(llvm::Attribute::AllocSize);
+    if (!a.isValid()) return false;
+    auto is_integer = [type](unsigned i) {
+      return i < type->getNumParams() && type->getParamType(i)->isIntegerTy();
+    };
+    auto args = a.getAllocSizeArgs();
+    return !is_integer(args.first) || (args.second && !is_integer(*args.second));
+  };
+  bool dropped = false;
+  for (llvm::Function &f : module) {
+    if (bad(f.getAttributes(), f.getFunctionType())) {
+      f.removeFnAttr(llvm::Attribute::AllocSize);
+      dropped = true;
+    }
+    for (llvm::BasicBlock &block : f)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          if (bad(call->getAttributes(), call->getFunctionType())) {
+            call->removeFnAttr(llvm::Attribute::AllocSize);
+            dropped = true;
+          }
+  }
+  return dropped;
+}
+
+// The other: an sret parameter of a kernel (spir_kernel, amdgpu_kernel), which clang 14 wrote
+// where a kernel was made of a getter (intel's SYCL-2020-zeroinitializer-array-of-arrays.ll) and
+// LLVM 22's verifier refuses ("Calling convention does not allow sret"). No caller reads a
+// kernel's return slot: the parameter stays, only the attribute goes. Whether one did.
+static bool drop_kernel_sret(llvm::Module &module) {
+  bool dropped = false;
+  for (llvm::Function &f : module) {
+    llvm::CallingConv::ID cc = f.getCallingConv();
+    if (cc != llvm::CallingConv::SPIR_KERNEL && cc != llvm::CallingConv::AMDGPU_KERNEL) continue;
+    for (unsigned i = 0; i < f.arg_size(); i++)
+      if (f.hasParamAttribute(i, llvm::Attribute::StructRet)) {
+        f.removeParamAttr(i, llvm::Attribute::StructRet);
+        dropped = true;
+      }
+  }
+  return dropped;
+}
+
+// Verifies MODULE as LLVM's readers do (after drop_bad_allocsize and drop_kernel_sret, each
+// with a warning naming NAME unless QUIET): -1 with *errmsg "invalid module: FIRST LINE" when
 // the verifier rejects it; broken debug info is no error but stripped, with a warning naming
 // NAME unless QUIET (LLVM's readers strip it too, printing the verifier's report raw, naming
 // no file).
 static int verify_as_readers_do(llvm::Module &module, const char *name, bool quiet,
                                 char **errmsg) {
+  if (drop_bad_allocsize(module) && !quiet)
+    warning(name, "an allocsize attribute whose argument is no integer parameter (which older "
+                  "LLVMs wrote and LLVM 22 refuses) was dropped");
+  if (drop_kernel_sret(module) && !quiet)
+    warning(name, "an sret attribute on a kernel's parameter (which older LLVMs wrote and "
+                  "LLVM 22 refuses) was dropped");
   std::string report;
   llvm::raw_string_ostream os(report);
   bool broken_debug_info = false;
@@ -174,6 +277,10 @@ static int read_bitcode(LLVMContextRef ctx, const uint8_t *data, size_t size, co
     if (verify_as_readers_do(*module, name, whole, errmsg)) return -1;
   }
   if (llvm::Error err = module->materializeAll()) return read_error(std::move(err));
+  if (whole) { // reported where the input was first read
+    drop_bad_allocsize(*module);
+    drop_kernel_sret(*module);
+  }
   *out = llvm::wrap(module.release());
   return 0;
 }

@@ -24,13 +24,13 @@
 // another module's data. The trailer comes last so that libLTO, which hands back a cached
 // result as the file it is, gives us the payload at offset 0 (lto/thinlto.c).
 static const char entry_magic[8] = {'S', 'T', 'L', 'C', 'A', 'C', 'H', 'E'};
-enum { ENTRY_VERSION = 3, HASH_SIZE = 32, TRAILER_SIZE = HASH_SIZE + 8 + 4 + 8 };
+enum { ENTRY_VERSION = 4, HASH_SIZE = 32, TRAILER_SIZE = HASH_SIZE + 8 + 4 + 8 };
 
 // The layout: DIR/CACHEDIR.TAG, DIR/ENTRIES_FOLDER/XX/KIND-KEY with XX the key's first two
 // hex digits in lower case (256 folders: concurrent writers rarely meet in one), and the
 // links' private folders DIR/ENTRIES_FOLDER/link-XXXXXX (lto/thinlto.c). The folder's name
 // carries ENTRY_VERSION: a layout or format change starts in a folder of its own.
-#define ENTRIES_FOLDER "sycl-thinlto-3"
+#define ENTRIES_FOLDER "sycl-thinlto-4"
 enum { NUM_SHARDS = 256 };
 static const char tag_signature[] = "Signature: 8a477f597d28d172789f06886806bc55";
 void cache_hash_init(CacheHasher *h) {
@@ -81,22 +81,37 @@ void cache_derived_key(const char *what, const char *content_key, char key[CACHE
   cache_hash_final(&h, key);
 }
 
-static void digest_of(const char *kind, const char *key, const void *data, size_t size,
-                      uint8_t out[HASH_SIZE]) {
+// The BLAKE3 of the kind, the key and the payload, which may come in parts (their
+// concatenation is hashed as one string).
+static void digest_of_parts(const char *kind, const char *key, const Buffer *parts, int n,
+                            uint8_t out[HASH_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
   cache_hash_string(&h, kind);
   cache_hash_string(&h, key);
-  cache_hash_update(&h, data, size);
-  llvm_blake3_hasher_finalize((llvm_blake3_hasher *)h.state, out, HASH_SIZE);
+  uint64_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += parts[i].size;
+  llvm_blake3_hasher *b = (llvm_blake3_hasher *)h.state;
+  llvm_blake3_hasher_update(b, &total, sizeof total); // as cache_hash_update's length
+  for (int i = 0; i < n; i++)
+    llvm_blake3_hasher_update(b, parts[i].data, parts[i].size);
+  llvm_blake3_hasher_finalize(b, out, HASH_SIZE);
 }
 
-static void make_trailer(const char *kind, const char *key, const Buffer *payload,
+static void digest_of(const char *kind, const char *key, const void *data, size_t size,
+                      uint8_t out[HASH_SIZE]) {
+  digest_of_parts(kind, key, &(Buffer){(uint8_t *)data, size, false}, 1, out);
+}
+
+static void make_trailer(const char *kind, const char *key, const Buffer *parts, int n,
                          uint8_t out[TRAILER_SIZE]) {
-  uint64_t n = payload->size;
+  uint64_t size = 0;
   uint32_t version = ENTRY_VERSION;
-  digest_of(kind, key, payload->data, payload->size, out);
-  memcpy(out + HASH_SIZE, &n, 8);
+  for (int i = 0; i < n; i++)
+    size += parts[i].size;
+  digest_of_parts(kind, key, parts, n, out);
+  memcpy(out + HASH_SIZE, &size, 8);
   memcpy(out + HASH_SIZE + 8, &version, 4);
   memcpy(out + HASH_SIZE + 12, entry_magic, 8);
 }
@@ -310,7 +325,7 @@ static int write_tag(int fd) {
     if (close(out) < 0 && !rc) rc = -errno;
     if (!rc) rc = own_link_at(fd, tmp, fd, "CACHEDIR.TAG");
     if (rc == -EEXIST) rc = 0;
-    own_cache_remove_at(fd, tmp, NULL);
+    own_remove_at(fd, tmp, NULL);
   }
   free(tmp);
   free(text);
@@ -352,7 +367,7 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
   char *probe = NULL; // a random name: a link planted at a guessable one made this fail
   int p = own_create_temporary_at(fd, ".probe", &probe);
   rc = p < 0 ? p : 0;
-  if (p >= 0) close(p), own_cache_remove_at(fd, probe, NULL);
+  if (p >= 0) close(p), own_remove_at(fd, probe, NULL);
   free(probe);
   if (rc) {
     *errmsg = format("cannot write to the cache directory: %s", strerror(-rc));
@@ -434,17 +449,21 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) 
   return 0;
 }
 
-int cache_take_payload(const char *kind, const char *key, Buffer *b) {
-  size_t size;
-  if (cache_entry_payload(kind, key, b->data, b->size, &size) || !size) return -1;
+void buffer_shrink(Buffer *b, size_t size) {
   if (b->mapped) {
-    // The pages past the payload's last one go now: buffer_free unmaps SIZE bytes.
+    // The pages past the kept bytes' last one go now: buffer_free unmaps SIZE bytes.
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t kept = ((uintptr_t)b->data + size + page - 1) & ~(page - 1);
     uintptr_t mapped = ((uintptr_t)b->data + b->size + page - 1) & ~(page - 1);
     if (mapped > kept) munmap((void *)kept, mapped - kept);
   }
   b->size = size;
+}
+
+int cache_take_payload(const char *kind, const char *key, Buffer *b) {
+  size_t size;
+  if (cache_entry_payload(kind, key, b->data, b->size, &size) || !size) return -1;
+  buffer_shrink(b, size);
   return 0;
 }
 
@@ -454,7 +473,7 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
   int dir = shard_dir(c, key, true);
   if (dir < 0) return dir;
   uint8_t trailer[TRAILER_SIZE];
-  make_trailer(kind, key, value, trailer);
+  make_trailer(kind, key, value, 1, trailer);
   // Unique across hosts: a cache on a shared file system has writers on several (issue 26).
   char *name = format("%s-%s", kind, key);
   char *tmp = NULL, *tmp_path = NULL;
@@ -481,8 +500,8 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
     }
   }
   if (close(fd) < 0 && !rc) rc = -errno;
-  if (!rc) rc = own_cache_rename_at(dir, tmp, dir, name);
-  if (rc) own_cache_remove_at(dir, tmp, NULL);
+  if (!rc) rc = own_rename_at(dir, tmp, dir, name);
+  if (rc) own_remove_at(dir, tmp, NULL);
   keep_on_success(tmp_path);
 done:
   free(tmp_path);
@@ -492,17 +511,21 @@ done:
 }
 
 int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
-                const Buffer *payload) {
+                const Buffer *payload, const Buffer *extra) {
   int dir = shard_dir(c, key, true);
   if (dir < 0) return dir;
+  Buffer parts[2] = {*payload, extra ? *extra : (Buffer){0}};
   uint8_t trailer[TRAILER_SIZE];
-  make_trailer(kind, key, payload, trailer);
+  make_trailer(kind, key, parts, 2, trailer);
   int fd = own_append_at(from, name);
   if (fd < 0) return fd;
   struct stat st;
   int rc = fstat(fd, &st) < 0 ? -errno : 0;
   if (!rc && (uint64_t)st.st_size != payload->size) rc = -EINVAL;
-  if (!rc && write(fd, trailer, TRAILER_SIZE) != TRAILER_SIZE) rc = errno ? -errno : -EIO;
+  struct iovec tail[2] = {{parts[1].data, parts[1].size}, {trailer, TRAILER_SIZE}};
+  ssize_t want = (ssize_t)(parts[1].size + TRAILER_SIZE);
+  ssize_t n = rc ? 0 : writev(fd, tail, 2);
+  if (!rc && n != want) rc = n < 0 ? -errno : -EIO;
   if (close(fd) < 0 && !rc) rc = -errno;
   // Linked, not renamed: a rename between two folders takes the file system's one rename
   // lock (s_vfs_rename_mutex on Linux), which all threads of a cold link would queue on. An
@@ -513,10 +536,10 @@ int cache_adopt(const Cache *c, const char *kind, const char *key, int from, con
   if (rc == -EEXIST) {
     char *tmp = temporary_name(entry);
     rc = own_link_at(from, name, dir, tmp);
-    if (!rc && (rc = own_cache_rename_at(dir, tmp, dir, entry))) own_cache_remove_at(dir, tmp, NULL);
+    if (!rc && (rc = own_rename_at(dir, tmp, dir, entry))) own_remove_at(dir, tmp, NULL);
     free(tmp);
   }
-  if (!rc) own_cache_remove_at(from, name, NULL);
+  if (!rc) own_remove_at(from, name, NULL);
   free(entry);
   return rc;
 }
@@ -587,7 +610,7 @@ static void export_folder(void *arg, size_t i) {
         strlist_push(&x->inodes[i], format("%llu", (unsigned long long)st.st_ino));
         continue;
       }
-      own_cache_remove_at(x->to, as, NULL); // a link: never handed to libLTO
+      own_remove_at(x->to, as, NULL); // a link: never handed to libLTO
     }
     free(as);
   }
@@ -616,7 +639,7 @@ void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
   if (dir < 0) return;
   char *name = format("%s-%s", kind, key);
   // Only the file that failed its check: a concurrent link may have replaced it since.
-  own_cache_remove_at(dir, name, seen);
+  own_remove_at(dir, name, seen);
   free(name);
 }
 
@@ -659,11 +682,11 @@ static void prune_entry(void *arg, int dir, int shard, const char *name) {
     return;
   time_t used = st.st_atime > st.st_mtime ? st.st_atime : st.st_mtime;
   if (temporary) {
-    if (p->now - st.st_mtime > STALE_TEMPORARY) own_cache_remove_at(dir, name, &st);
+    if (p->now - st.st_mtime > STALE_TEMPORARY) own_remove_at(dir, name, &st);
     return;
   }
   if ((uint64_t)(p->now - used) > p->c->policy.prune_after) {
-    own_cache_remove_at(dir, name, &st);
+    own_remove_at(dir, name, &st);
     return;
   }
   if (p->n == p->cap)
@@ -680,7 +703,7 @@ void cache_prune(const Cache *c) {
   if (fstatat(c->root_fd, ".last-prune", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
       (uint64_t)(now - st.st_mtime) < c->policy.prune_interval)
     return;
-  int stamp = own_cache_create_at(c->root_fd, ".last-prune", 0666);
+  int stamp = own_create_at(c->root_fd, ".last-prune", 0666);
   if (stamp >= 0) close(stamp);
   else utimensat(c->root_fd, ".last-prune", NULL, AT_SYMLINK_NOFOLLOW);
   Pruning p = {.c = c, .now = now};
@@ -692,7 +715,7 @@ void cache_prune(const Cache *c) {
     char name[3];
     snprintf(name, sizeof name, "%02x", p.entries[first].shard);
     int dir = own_open_dir_at(c->root_fd, name, false);
-    if (dir >= 0) own_cache_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
+    if (dir >= 0) own_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
     p.total -= p.entries[first].size;
     first++;
   }

@@ -542,92 +542,6 @@ int own_empty_dir(const char *path) {
 }
 
 //
-// The same relative to a folder's descriptor (DIRFD, opened by the caller with O_DIRECTORY
-// and O_NOFOLLOW: a cache walks its folders so, a link swapped in meanwhile changes nothing).
-// Records keep the path the descriptor names now (/proc/self/fd), for the signal handler.
-//
-
-static char *at_path(int dirfd, const char *name) {
-  if (dirfd == AT_FDCWD || name[0] == '/') return owned_format("%s", name);
-  char link[64], dir[PATH_MAX];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-  ssize_t n = readlink(link, dir, sizeof dir - 1);
-  if (n <= 0) return NULL;
-  dir[n] = 0;
-  return owned_format("%s/%s", dir, name);
-}
-
-int own_create_at(int dirfd, const char *name, int mode) {
-  char *path = at_path(dirfd, name);
-  if (!path) return -EBADF;
-  int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  struct stat st;
-  if (fd >= 0 && fstat(fd, &st) < 0) {
-    close(fd);
-    unlinkat(dirfd, name, 0); // made by this call a moment ago, exclusively
-    fd = -1;
-  }
-  if (fd < 0) {
-    int e = -errno;
-    free(path);
-    return e;
-  }
-  record(path, OWN_FILE, &st, false);
-  free(path);
-  return fd;
-}
-
-int own_rename_at(int fromfd, const char *from, int tofd, const char *to, bool to_on_failure) {
-  char *from_path = at_path(fromfd, from), *to_path = at_path(tofd, to);
-  Owned *node = from_path ? find(from_path) : NULL;
-  struct stat st;
-  int rc = !node || node->kind == OWN_DIR                     ? -EPERM
-           : fstatat(fromfd, from, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno
-           : !is_recorded(node, &st) || !to_path                ? -EPERM
-                                                               : 0;
-  if (!rc) {
-    Owned *moved = record(to_path, OWN_FILE, &st, to_on_failure);
-    if (renameat(fromfd, from, tofd, to) < 0) {
-      rc = -errno;
-      atomic_store(&moved->gone, true);
-    } else {
-      atomic_store(&node->gone, true);
-    }
-  }
-  free(from_path);
-  free(to_path);
-  return rc;
-}
-
-int own_remove_at(int dirfd, const char *name) {
-  char *path = at_path(dirfd, name);
-  Owned *node = path ? find(path) : NULL;
-  if (!node && path) node = find_pattern(path);
-  free(path);
-  if (!node) return -EPERM;
-  struct stat st;
-  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-    retire(node);
-    return errno == ENOENT ? 0 : -errno;
-  }
-  if (!is_recorded(node, &st)) {
-    retire(node);
-    return -EPERM;
-  }
-  if (unlinkat(dirfd, name, node->kind == OWN_DIR ? AT_REMOVEDIR : 0) < 0) return -errno;
-  retire(node);
-  return 0;
-}
-
-int own_remove_seen_at(int dirfd, const char *name, const struct stat *seen) {
-  struct stat st;
-  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
-  if (!S_ISREG(st.st_mode) || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
-    return -EPERM;
-  return unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
-}
-
-//
 // What a failure removes: base/cleanup.c's list (issue 24), kept here with the records.
 //
 
@@ -694,7 +608,8 @@ void remove_failure_paths_now(void) {
 //
 
 int own_remove_dead_file(const char *path, const struct stat *seen) {
-  return own_remove_seen_at(AT_FDCWD, path, seen);
+  // A regular file only: what is there now must be the one seen (a link has another inode).
+  return S_ISREG(seen->st_mode) ? own_remove_at(AT_FDCWD, path, seen) : -EPERM;
 }
 
 int own_remove_dead_dir(const char *path, const struct stat *seen) {
@@ -735,7 +650,7 @@ int own_open_dir_at(int at, const char *name, bool create) {
   return fd < 0 ? -errno : fd;
 }
 
-int own_cache_create_at(int dir, const char *name, int mode) {
+int own_create_at(int dir, const char *name, int mode) {
   int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   return fd < 0 ? -errno : fd;
 }
@@ -743,7 +658,7 @@ int own_cache_create_at(int dir, const char *name, int mode) {
 int own_create_temporary_at(int dir, const char *name, char **tmp) {
   for (int attempt = 0; attempt < 100; attempt++) {
     char *try = temporary_name(name);
-    int fd = own_cache_create_at(dir, try, 0666);
+    int fd = own_create_at(dir, try, 0666);
     if (fd >= 0) {
       *tmp = try;
       return fd;
@@ -765,7 +680,7 @@ int own_append_at(int dir, const char *name) {
   return fd;
 }
 
-int own_cache_rename_at(int from_dir, const char *from, int to_dir, const char *to) {
+int own_rename_at(int from_dir, const char *from, int to_dir, const char *to) {
   return renameat(from_dir, from, to_dir, to) < 0 ? -errno : 0;
 }
 
@@ -773,7 +688,7 @@ int own_link_at(int from_dir, const char *from, int to_dir, const char *to) {
   return linkat(from_dir, from, to_dir, to, 0) < 0 ? -errno : 0;
 }
 
-int own_cache_remove_at(int dir, const char *name, const struct stat *seen) {
+int own_remove_at(int dir, const char *name, const struct stat *seen) {
   struct stat st;
   if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
   if ((!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) ||

@@ -7,6 +7,12 @@
 #   RUNS=N (default 3) runs of each, alternating, medians printed; SPLIT=kernel|source;
 #   BASE=TOOL2 runs another build (e.g. the previous commit's) beside, labelled "base".
 # A core count below all of them pins the links to the first cores with taskset, -jN.
+# Each cold link fills a cache folder of its own, and no cache is removed before the end: on
+# ext4 without a journal (the device machine's /tmp and this project's build machine have
+# none) an inode freed recently (a minute or more) is skipped by every later allocation in
+# its group, so removing the last run's cache right before a cold link made each of its file
+# creations scan past thousands of them (bench/RESULTS.md, "The cache's cost"). REMOVE=1 does
+# that still (one cache folder, removed right before each cold link), as this script did first.
 set -euo pipefail
 tool=$(realpath "${1:?usage: cache.sh TOOL OBJ_DIR [CORES...]}")
 objs=$(realpath "${2:?usage: cache.sh TOOL OBJ_DIR [CORES...]}")
@@ -39,13 +45,15 @@ for n in "${cores[@]}"; do
     label=${entry%%:*} t=${entry#*:}
     : >"$work/none.txt"; : >"$work/cold.txt"; : >"$work/warm.txt"
     for run in $(seq "$runs"); do
+      cache=$work/cache-$n-$label-$run
+      [ "${REMOVE:-0}" = 1 ] && cache=$work/cache
       link "$n" "$t" none.bin >>"$work/none.txt"
-      rm -rf "$work/cache"
-      link "$n" "$t" cold.bin --cache-dir="$work/cache" >>"$work/cold.txt"
-      link "$n" "$t" warm.bin --cache-dir="$work/cache" >>"$work/warm.txt"
+      [ "${REMOVE:-0}" = 1 ] && rm -rf "$cache"
+      link "$n" "$t" cold.bin --cache-dir="$cache" >>"$work/cold.txt"
+      link "$n" "$t" warm.bin --cache-dir="$cache" >>"$work/warm.txt"
       cmp "$work/none.bin" "$work/cold.bin" && cmp "$work/none.bin" "$work/warm.bin"
     done
-    files=$(find "$work/cache" -type f | wc -l)
+    files=$(find "$cache" -type f | wc -l)
     for mode in none cold warm; do
       f=$work/$mode.txt
       printf '%-5s %-5s %-6s %8s %8s %8s %8s\n' "$n" "$label" "$mode" \

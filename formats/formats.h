@@ -100,6 +100,10 @@ typedef struct {
   // serialized facts, living as long as the image's bytes.
   const uint8_t *facts;
   size_t facts_size;
+  // What the link's resolution reads of the image (lto/symbols.c), when the link's split
+  // wrote it with a cache (else NULL), living as long as the image's bytes.
+  const uint8_t *symbols;
+  size_t symbols_size;
   // Written by the link's split (split/stage.c): the canonical triple and data layout, and a
   // ThinLTO summary with the module hash. Prepare passes such an image on unchanged when it
   // has nothing to drop or mark (formats/prepare.c).

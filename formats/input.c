@@ -580,6 +580,8 @@ InputImage input_image_derive(const InputImage *in) {
   out.keys_copied = true;
   out.facts = NULL; // the derived image's bytes are other bytes
   out.facts_size = 0;
+  out.symbols = NULL;
+  out.symbols_size = 0;
   return out;
 }
 

@@ -30,44 +30,19 @@ static bool is_strong(LLVMValueRef gv) {
 typedef struct {
   const Buffer *bitcode;
   StringList *defined; // per module: its linkable definitions; strong ones marked with '!'
-  const Cache *cache;
   char (*content_key)[CACHE_KEY_SIZE]; // NULL without a cache
   bool *unreadable;                    // per module: not bitcode LLVM can read
-  bool *reused;                        // per module: its list came from the cache
+  const bool *given;                   // per module: defined[i] is known (NULL: none is)
 } IndexJob;
-
-static bool load_definitions(const Cache *cache, const char *key, StringList *defined) {
-  Buffer entry;
-  if (cache_get(cache, "definitions", key, &entry)) return false;
-  RecordReader r = {entry.data, entry.data + entry.size, false};
-  bool ok = record_get_strings(&r, defined) && !r.bad && r.p == r.end;
-  if (!ok) strlist_free(defined);
-  free(entry.data);
-  return ok;
-}
-
-static void store_definitions(const Cache *cache, const char *key, const StringList *defined) {
-  Buffer b = {0};
-  record_put_strings(&b, defined);
-  cache_store(cache, "definitions", key, &b);
-  free(b.data);
-}
 
 // Runs on a worker thread: reads module I lazily, writes only defined[i].
 static void list_definitions(void *arg, size_t i) {
   IndexJob *job = arg;
   if (!job->bitcode[i].size) return; // not a source (full LTO indexes only the libraries)
-  char key[CACHE_KEY_SIZE];
-  if (job->cache) {
-    // The list depends on the bitcode alone, and on the LLVM that reads it.
+  // With a cache, the image cache's keys name the module by this hash.
+  if (job->content_key)
     cache_content_key(job->bitcode[i].data, job->bitcode[i].size, job->content_key[i]);
-    cache_derived_key("definitions v1", job->content_key[i], key);
-    if (load_definitions(job->cache, key, &job->defined[i])) {
-      job->reused[i] = true;
-      buffer_drop_pages(&job->bitcode[i]);
-      return;
-    }
-  }
+  if (job->given && job->given[i]) return;
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -85,7 +60,6 @@ static void list_definitions(void *arg, size_t i) {
     const char *name = LLVMGetValueName2(gv, &len);
     strlist_push(&job->defined[i], format("%c%.*s", is_strong(gv) ? '!' : ' ', (int)len, name));
   }
-  if (job->cache) store_definitions(job->cache, key, &job->defined[i]);
   LLVMDisposeModule(mod);
   context_dispose(ctx);
   buffer_drop_pages(&job->bitcode[i]);
@@ -97,25 +71,25 @@ static bool may_provide(const LinkModule *m, const char *name) {
   return !m->dummy && !strlist_contains(&m->virtual_functions, name);
 }
 
-size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs) {
+size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs,
+                         const DefinitionLists *lists) {
   size_t n = s->num_modules ? s->num_modules : 1;
   if (cache) s->content_key = xcalloc(n, CACHE_KEY_SIZE);
   IndexJob job = {.bitcode = s->bitcode,
-                  .defined = xcalloc(n, sizeof(StringList)),
-                  .cache = cache,
+                  .defined = lists ? lists->defined : xcalloc(n, sizeof(StringList)),
                   .content_key = s->content_key,
-                  .unreadable = xcalloc(n, sizeof(bool)),
-                  .reused = xcalloc(n, sizeof(bool))};
+                  .unreadable = lists ? lists->unreadable : xcalloc(n, sizeof(bool)),
+                  .given = lists ? lists->given : NULL};
   parallel_for(s->num_modules, jobs, list_definitions, &job);
-  size_t unreadable = 0, reused = 0, indexed = 0;
+  size_t unreadable = 0, given = 0, indexed = 0;
   for (size_t i = 0; i < s->num_modules; i++) {
     unreadable += job.unreadable[i];
-    reused += job.reused[i];
+    given += job.given && job.given[i];
     indexed += s->bitcode[i].size > 0;
   }
-  if (cache) note("cache: %zu of %zu module(s)' definitions reused", reused, indexed);
-  free(job.unreadable);
-  free(job.reused);
+  if (cache && job.given)
+    note("cache: %zu of %zu module(s)' definitions reused", given, indexed);
+  if (!lists) free(job.unreadable);
   // Provider: the module symbol resolution chose, else the first strong, else the first.
   StrMap strong = {0};
   for (size_t i = 0; i < s->num_modules; i++) {
@@ -135,9 +109,9 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache 
         if (entry[0] == '!') strmap_put(&strong, name, (void *)1);
       }
     }
-    strlist_free(&job.defined[i]);
+    if (!lists) strlist_free(&job.defined[i]);
   }
-  free(job.defined);
+  if (!lists) free(job.defined);
   strmap_free(&strong);
   return unreadable;
 }

@@ -117,11 +117,22 @@ struct CompletionSources {
   char (*content_key)[CACHE_KEY_SIZE]; // with a cache: each module's bitcode hash, else NULL
 };
 
+// Per module (arrays of the sources' num_modules): its linkable definitions, strong ones
+// marked with '!' (a list given, or left for the caller to free), whether the list was given
+// (then the module is not read), whether the module did not read as bitcode.
+typedef struct {
+  StringList *defined;
+  const bool *given;
+  bool *unreadable;
+} DefinitionLists;
+
 // Reads every module's external definitions (in parallel) and picks a provider for each.
-// With CACHE, also hashes each module into s->content_key, and keeps each module's list of
-// definitions there: a relink parses only the modules that changed.
+// With CACHE, also hashes each module into s->content_key (the image cache's keys). LISTS:
+// NULL, or what is known of the modules and where the lists go (the thin link keeps them
+// in its cache entries: lto/thinlto.c).
 // Returns how many modules did not read as bitcode (they provide nothing).
-size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs);
+size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs,
+                         const DefinitionLists *lists);
 // The provider map and content keys; not the bitcode, which the caller owns.
 void completion_sources_free(CompletionSources *s);
 // Links into M the provided definition of every declaration, and everything those need,

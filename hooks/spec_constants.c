@@ -65,6 +65,20 @@ static LLVMValueRef strip_pointer_casts(LLVMValueRef v) {
   }
 }
 
+// The first store into SLOT, directly or through casts of it (clang 14 at -O0 stored through
+// an addrspacecast of the alloca), or NULL.
+static LLVMValueRef store_into(LLVMValueRef slot) {
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u), found = NULL;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot)
+      found = user;
+    else if (LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user))
+      found = store_into(user);
+    if (found) return found;
+  }
+  return NULL;
+}
+
 // The string literal behind a pointer argument, *LEN its bytes (without the terminating NUL;
 // a zeroinitializer is the empty string). At -O0 the argument is a load from an alloca that
 // one store filled with the literal's address: *store is that store (intel deletes it).
@@ -72,11 +86,7 @@ static char *string_literal(LLVMValueRef arg, LLVMValueRef *store, size_t *len) 
   LLVMValueRef v = strip_pointer_casts(arg);
   *store = NULL;
   if (LLVMIsALoadInst(v)) {
-    LLVMValueRef slot = strip_pointer_casts(LLVMGetOperand(v, 0));
-    for (LLVMUseRef u = LLVMGetFirstUse(slot); u && !*store; u = LLVMGetNextUse(u)) {
-      LLVMValueRef user = LLVMGetUser(u);
-      if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot) *store = user;
-    }
+    *store = store_into(strip_pointer_casts(LLVMGetOperand(v, 0)));
     if (!*store) return NULL;
     v = strip_pointer_casts(LLVMGetOperand(*store, 0));
   }
@@ -231,6 +241,11 @@ typedef struct {
 } SpecConstant;
 
 typedef struct {
+  LLVMValueRef value;
+  LLVMMetadataRef md;
+} IntConstant;
+
+typedef struct {
   LLVMModuleRef m;
   LLVMContextRef ctx;
   LLVMTargetDataRef dl;
@@ -248,8 +263,15 @@ typedef struct {
   char *error;
   // The last scalar's getter (__spirv_SpecConstant of one type): an array's elements all call
   // the same, and naming and looking it up per element was most of the lowering's time.
-  LLVMTypeRef scalar_ret, scalar_default;
+  LLVMTypeRef scalar_ret, scalar_default, scalar_fty;
   LLVMValueRef scalar_fn;
+  bool scalar_as_bool;
+  // The i32s below the IDs' end (the IDs, small offsets and sizes), each made once with its
+  // metadata: asking LLVM again for the same constant costs a lookup in the context's large
+  // hash tables, a cache miss per element. Larger values (offsets) LLVM finds itself.
+  LLVMTypeRef i32;
+  IntConstant *ints;
+  size_t num_ints;
 } Lowering;
 
 // A defined scalar of a default value, at its byte offset.
@@ -291,8 +313,42 @@ static LLVMValueRef leaf_at(Leaves *l, uint64_t offset) {
                                                                         : NULL;
 }
 
+// The table of i32s reaches at least LIMIT.
+static void reserve_ints(Lowering *lw, size_t limit) {
+  if (limit <= lw->num_ints) return;
+  size_t n = lw->num_ints ? lw->num_ints : 64;
+  while (n < limit)
+    n *= 2;
+  lw->ints = xrealloc(lw->ints, n * sizeof *lw->ints);
+  memset(lw->ints + lw->num_ints, 0, (n - lw->num_ints) * sizeof *lw->ints);
+  lw->num_ints = n;
+}
+
+// The i32 V, made once where the table reaches it.
+static LLVMValueRef int_constant(Lowering *lw, uint32_t v) {
+  if (v >= lw->num_ints) return LLVMConstInt(lw->i32, v, 0);
+  IntConstant *c = &lw->ints[v];
+  if (!c->value) c->value = LLVMConstInt(lw->i32, v, 0);
+  return c->value;
+}
+
+static LLVMMetadataRef int_metadata(Lowering *lw, uint32_t v) {
+  if (v >= lw->num_ints) return LLVMValueAsMetadata(LLVMConstInt(lw->i32, v, 0));
+  IntConstant *c = &lw->ints[v];
+  if (!c->md) c->md = LLVMValueAsMetadata(int_constant(lw, v));
+  return c->md;
+}
+
 static LLVMValueRef emit_call(Lowering *lw, const char *base, LLVMTypeRef ret, LLVMValueRef *args,
                               unsigned n, const char *name) {
+  // An array's scalars all call the getter the first one declared: no type or name made again.
+  if (n == 2 && lw->scalar_fn && ret == lw->scalar_ret && LLVMTypeOf(args[0]) == lw->i32 &&
+      LLVMTypeOf(args[1]) == lw->scalar_default) {
+    LLVMValueRef call = LLVMBuildCall2(lw->b, lw->scalar_fty, lw->scalar_fn, args, n,
+                                       lw->scalar_as_bool ? "" : name);
+    if (lw->spir) LLVMSetInstructionCallConv(call, CC_SPIR_FUNC);
+    return lw->scalar_as_bool ? LLVMBuildTrunc(lw->b, call, ret, "tobool") : call;
+  }
   LLVMTypeRef *params = xcalloc(n + 1, sizeof *params);
   for (unsigned i = 0; i < n; i++)
     params[i] = LLVMTypeOf(args[i]);
@@ -302,25 +358,22 @@ static LLVMValueRef emit_call(Lowering *lw, const char *base, LLVMTypeRef ret, L
                  LLVMGetIntTypeWidth(params[1]) == 8;
   LLVMTypeRef call_ret = as_bool ? params[1] : ret;
   LLVMTypeRef fty = LLVMFunctionType(call_ret, params, n, 0);
-  bool scalar = n == 2 && !is_aggregate(ret);
-  LLVMValueRef f = scalar && lw->scalar_fn && lw->scalar_ret == ret && lw->scalar_default == params[1]
-                       ? lw->scalar_fn
-                       : NULL;
+  bool scalar = n == 2 && !is_aggregate(ret) && params[0] == lw->i32;
+  char *fname = mangled_name(base, ret, params, n);
+  LLVMValueRef f = LLVMGetNamedFunction(lw->m, fname);
+  if (f && LLVMGlobalGetValueType(f) != fty && !lw->error)
+    lw->error = format("'%s' is declared with another type", fname);
   if (!f) {
-    char *fname = mangled_name(base, ret, params, n);
-    f = LLVMGetNamedFunction(lw->m, fname);
-    if (f && LLVMGlobalGetValueType(f) != fty && !lw->error)
-      lw->error = format("'%s' is declared with another type", fname);
-    if (!f) {
-      f = LLVMAddFunction(lw->m, fname, fty);
-      if (lw->spir) LLVMSetFunctionCallConv(f, CC_SPIR_FUNC);
-    }
-    free(fname);
-    if (scalar && LLVMGlobalGetValueType(f) == fty) {
-      lw->scalar_ret = ret;
-      lw->scalar_default = params[1];
-      lw->scalar_fn = f;
-    }
+    f = LLVMAddFunction(lw->m, fname, fty);
+    if (lw->spir) LLVMSetFunctionCallConv(f, CC_SPIR_FUNC);
+  }
+  free(fname);
+  if (scalar && LLVMGlobalGetValueType(f) == fty) {
+    lw->scalar_ret = ret;
+    lw->scalar_default = params[1];
+    lw->scalar_fty = fty;
+    lw->scalar_fn = f;
+    lw->scalar_as_bool = as_bool;
   }
   LLVMValueRef call = LLVMBuildCall2(lw->b, fty, f, args, n, as_bool ? "" : name);
   if (lw->spir) LLVMSetInstructionCallConv(call, CC_SPIR_FUNC);
@@ -356,9 +409,9 @@ static LLVMValueRef emit_native(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, s
                            (unsigned long long)offset);
       def = LLVMConstNull(t);
     }
-    LLVMValueRef args[2] = {
-        LLVMConstInt(LLVMInt32TypeInContext(lw->ctx), next_scalar_id(sc, index, false)->id, 0),
-        def};
+    unsigned id = next_scalar_id(sc, index, false)->id;
+    reserve_ints(lw, (size_t)id + 1); // IDs are dense from 0
+    LLVMValueRef args[2] = {int_constant(lw, id), def};
     return emit_call(lw, "__spirv_SpecConstant", t, args, 2, "");
   }
   unsigned n = element_count(t);
@@ -572,14 +625,14 @@ static void write_metadata(Lowering *lw) {
   LLVMGetOrInsertNamedMetadata(lw->m, defaults_metadata, strlen(defaults_metadata));
   if (lw->mode == SPEC_CONST_DEFAULTS)
     LLVMGetOrInsertNamedMetadata(lw->m, defaults_module_metadata, strlen(defaults_module_metadata));
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(lw->ctx);
+  reserve_ints(lw, lw->next_id); // the IDs (emulation's too), and offsets and sizes below them
   for (size_t i = 0; i < lw->count && lw->mode != SPEC_CONST_DEFAULTS; i++) {
     SpecConstant *sc = &lw->constants[i];
     size_t n = 1 + 3 * sc->num_descriptors;
     LLVMMetadataRef *ops = xcalloc(n, sizeof *ops);
     ops[0] = LLVMMDStringInContext2(lw->ctx, sc->symbol, strlen(sc->symbol));
     for (size_t k = 0; k < 3 * sc->num_descriptors; k++)
-      ops[k + 1] = LLVMValueAsMetadata(LLVMConstInt(i32, sc->descriptors[k], 0));
+      ops[k + 1] = int_metadata(lw, sc->descriptors[k]);
     LLVMAddNamedMetadataOperand(lw->m, ids_metadata,
                                 LLVMMetadataAsValue(lw->ctx, LLVMMDNodeInContext2(lw->ctx, ops, n)));
     free(ops);
@@ -646,7 +699,8 @@ int lower_spec_constants(LLVMModuleRef m, SpecConstMode mode, bool link_order, b
                  .mode = mode,
                  .zero_padding = link_order,
                  .intel_shape = !link_order,
-                 .as_json = link_order};
+                 .as_json = link_order,
+                 .i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(m))};
   const char *triple = LLVMGetTarget(m);
   lw.spir = !strncmp(triple, "spir", 4);
   // intel leaves llvm.sycl.alloca alone in emulation for spir/spir64 (Triple::isSPIR: not spirv).
@@ -686,6 +740,7 @@ int lower_spec_constants(LLVMModuleRef m, SpecConstMode mode, bool link_order, b
   }
   free(lw.constants);
   free(lw.defaults);
+  free(lw.ints);
   LLVMDisposeBuilder(lw.b);
   if (lw.error) {
     *errmsg = format("specialization constants: %s", lw.error);

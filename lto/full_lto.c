@@ -58,7 +58,7 @@ void full_link(Resolution *r, int jobs, FullModule *out) {
   for (size_t i = 0; i < r->num_modules; i++)
     if (r->modules[i].input->is_library) libraries[i] = r->modules[i].prepared;
   CompletionSources sources = {.bitcode = libraries, .num_modules = r->num_modules};
-  index_definitions(&sources, r, NULL, jobs);
+  index_definitions(&sources, r, NULL, jobs, NULL);
   char *why;
   if (complete_module(out->module, &sources, &why))
     fatal(NULL, "cannot link the device libraries: %s", why);

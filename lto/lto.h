@@ -14,12 +14,15 @@ extern "C" {
 // lto/symbols.c — symbol resolution over all images
 //
 
-// Reads every module's symbols (in parallel; from CACHE for bitcode read before), then
-// resolves them. Under AOT (no set images: kernel images are self-contained) a module
+// Reads every module's symbols (in parallel; with CACHE, from the record the split kept with
+// an image, module_symbols_record), then resolves them. Under AOT (no set images: kernel images are self-contained) a module
 // defining "indirectly-callable" functions is an ordinary source of definitions.
 // Duplicate strong definitions are errors naming both inputs.
 void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, bool aot,
                      const Cache *cache, int jobs);
+// SplitOptions.describe: what resolve_symbols reads of an image, for the split's cache entry
+// (read back only for the same bytes). 0, or -1 if the bitcode does not read.
+int module_symbols_record(const uint8_t *bitcode, size_t size, Buffer *out);
 // Everything resolve_symbols and the prepare stage allocated; not the inputs.
 void resolution_free(Resolution *r);
 
@@ -44,16 +47,16 @@ typedef struct {
 } ThinLinkOptions;
 
 // Post-ThinLTO bitcode of every module, indexed like r->modules: emitted ones are
-// finished by the hooks, all of them are sources for completion. Returns how many results
-// came from damaged ThinLTO cache entries (their hashes did not match; removed).
-size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized);
-// The thin link's cache verification: indexes the results into SOURCES (initialized here,
-// freed with completion_sources_free); indexing reads every module, so it is also where an
-// entry that passes its hash but does not read as bitcode shows. Any damage (DAMAGED from
-// thin_link, or a result that does not read), and the thin link is redone without reusing
-// entries. Frees the prepared bitcode libLTO read.
+// finished by the hooks, all of them are sources for completion, indexed into SOURCES
+// (initialized here, freed with completion_sources_free). Returns how many results came from
+// damaged ThinLTO cache entries (their hashes did not match; removed) or do not read as
+// bitcode.
+size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+                 CompletionSources *sources);
+// The thin link's cache verification: any damage (BAD from thin_link), and the thin link is
+// redone without reusing entries. Frees the prepared bitcode libLTO read.
 void thin_link_verify(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
-                      size_t damaged, CompletionSources *sources);
+                      size_t bad, CompletionSources *sources);
 
 //
 // lto/full_lto.c — --lto=full: one module, optimized once, split again (the baseline)

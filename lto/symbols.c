@@ -99,23 +99,27 @@ static void take_facts(LinkModule *m, SetFacts *facts) {
   *facts = (SetFacts){0};
 }
 
+// Reads M's symbols (and kernels) and FACTS from MOD.
+static void read_symbols(LinkModule *m, LLVMModuleRef mod, SetFacts *facts) {
+  size_t cap = 0;
+  bool module_ids = module_has_module_ids(mod);
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+    if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true, module_ids);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
+    add_symbol(m, &cap, g, false, false);
+  find_virtual_set(mod, facts);
+}
+
 //
-// The cache of what resolution reads of each module: on a relink only the modules that
-// changed are parsed. An entry: one byte of flags per symbol, the symbols' names, the set,
-// its functions, the dummy flag, the opt level (int32, host order: the cache is local).
+// What resolution reads of a module, kept with the split's cache entry (module_symbols_record):
+// on a relink only the images of inputs that changed are read. A record: the bitcode's content
+// key, one byte of flags per symbol, the symbols' names, the set, its functions, the dummy
+// flag, the opt level (int32, host order: the cache is local).
 //
 
 enum { SYM_DEF = 3, SYM_FUNCTION = 4, SYM_KERNEL = 8, SYM_EXTERNAL = 16, SYM_DEVICE_GLOBAL = 32 };
 
-typedef struct {
-  LinkModule *modules;
-  const Cache *cache;
-  bool *reused; // per module: read from the cache
-} SymbolJob;
-
-static void store_symbols(const Cache *cache, const char *key, const LinkModule *m,
-                          const SetFacts *facts) {
-  Buffer b = {0};
+static void put_symbols(Buffer *b, const char *key, const LinkModule *m, const SetFacts *facts) {
   uint8_t *flags = xcalloc(m->num_symbols ? m->num_symbols : 1, 1);
   StringList names = {.items = xcalloc(m->num_symbols ? m->num_symbols : 1, sizeof(char *)),
                       .count = m->num_symbols};
@@ -126,25 +130,26 @@ static void store_symbols(const Cache *cache, const char *key, const LinkModule 
                          (sym->is_device_global ? SYM_DEVICE_GLOBAL : 0));
     names.items[i] = sym->name; // borrowed
   }
-  record_put(&b, flags, m->num_symbols);
-  record_put_strings(&b, &names);
-  record_put(&b, facts->set ? facts->set : "", facts->set ? strlen(facts->set) : 0);
-  record_put_strings(&b, &facts->functions);
+  record_put(b, key, strlen(key));
+  record_put(b, flags, m->num_symbols);
+  record_put_strings(b, &names);
+  record_put(b, facts->set ? facts->set : "", facts->set ? strlen(facts->set) : 0);
+  record_put_strings(b, &facts->functions);
   uint8_t dummy = facts->dummy_metadata;
-  record_put(&b, &dummy, 1);
-  record_put(&b, &facts->opt_level, sizeof facts->opt_level);
-  cache_store(cache, "symbols", key, &b);
+  record_put(b, &dummy, 1);
+  record_put(b, &facts->opt_level, sizeof facts->opt_level);
   free(names.items);
   free(flags);
-  free(b.data);
 }
 
-// True if the entry is whole: M's symbols and kernels, and FACTS, are filled from it.
-static bool load_symbols(const Cache *cache, const char *key, LinkModule *m, SetFacts *facts) {
-  Buffer entry;
-  if (cache_get(cache, "symbols", key, &entry)) return false;
-  RecordReader r = {entry.data, entry.data + entry.size, false};
-  size_t count, one;
+// True if the record is whole and of the bitcode whose content key is KEY: M's symbols and
+// kernels, and FACTS, are filled from it.
+static bool take_symbols(const uint8_t *data, size_t size, const char *key, LinkModule *m,
+                         SetFacts *facts) {
+  RecordReader r = {data, data + size, false};
+  size_t key_size, count, one;
+  const uint8_t *recorded = record_get(&r, &key_size);
+  if (!recorded || key_size != strlen(key) || memcmp(recorded, key, key_size)) return false;
   const uint8_t *flags = record_get(&r, &count);
   StringList names = {0};
   bool ok = flags && record_get_strings(&r, &names) && names.count == count;
@@ -179,22 +184,52 @@ static bool load_symbols(const Cache *cache, const char *key, LinkModule *m, Set
     strlist_free(&facts->functions);
   }
   strlist_free(&names);
-  free(entry.data);
   return ok;
 }
+
+int module_symbols_record(const uint8_t *bitcode, size_t size, Buffer *out) {
+  LLVMContextRef ctx = context_create();
+  LLVMModuleRef mod;
+  char *why;
+  if (module_parse(ctx, bitcode, size, "split image", true, &mod, &why)) {
+    free(why); // resolution reads the image itself, and reports it
+    context_dispose(ctx);
+    return -1;
+  }
+  LinkModule m = {0};
+  SetFacts facts = {0};
+  read_symbols(&m, mod, &facts);
+  char key[CACHE_KEY_SIZE];
+  cache_content_key(bitcode, size, key);
+  *out = (Buffer){0};
+  put_symbols(out, key, &m, &facts);
+  for (size_t i = 0; i < m.num_symbols; i++)
+    free(m.symbols[i].name);
+  free(m.symbols);
+  strlist_free(&m.kernels);
+  free(facts.set);
+  strlist_free(&facts.functions);
+  LLVMDisposeModule(mod);
+  context_dispose(ctx);
+  return 0;
+}
+
+typedef struct {
+  LinkModule *modules;
+  const Cache *cache;
+  bool *reused; // per module: read from its split's record
+} SymbolJob;
 
 // Runs on a worker thread: touches only module I.
 static void read_module_symbols(void *arg, size_t i) {
   SymbolJob *job = arg;
   LinkModule *m = &job->modules[i];
   SetFacts facts = {0};
-  char key[CACHE_KEY_SIZE];
   if (job->cache) {
-    // The symbols depend on the bitcode alone, and on the LLVM that reads it. The bitcode's
-    // hash stays in M's content key, which the prepare stage's key uses too.
+    // The bitcode's hash, which the prepare stage's cache key uses too.
     cache_content_key(m->input->data, m->input->size, m->content_key);
-    cache_derived_key("symbols v4", m->content_key, key);
-    if (load_symbols(job->cache, key, m, &facts)) {
+    if (m->input->symbols &&
+        take_symbols(m->input->symbols, m->input->symbols_size, m->content_key, m, &facts)) {
       job->reused[i] = true;
       take_facts(m, &facts);
       return;
@@ -212,14 +247,7 @@ static void read_module_symbols(void *arg, size_t i) {
     context_dispose(ctx);
     return;
   }
-  size_t cap = 0;
-  bool module_ids = module_has_module_ids(mod);
-  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-    if (!LLVMGetIntrinsicID(f)) add_symbol(m, &cap, f, true, module_ids);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
-    add_symbol(m, &cap, g, false, false);
-  find_virtual_set(mod, &facts);
-  if (job->cache) store_symbols(job->cache, key, m, &facts);
+  read_symbols(m, mod, &facts);
   take_facts(m, &facts);
   LLVMDisposeModule(mod);
   reading_input_end();
@@ -299,7 +327,8 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
   for (size_t i = 0; i < r->num_modules; i++)
     reused += job.reused[i];
   free(job.reused);
-  if (cache) note("cache: %zu of %zu module(s)' symbols reused", reused, r->num_modules);
+  if (cache)
+    note("cache: %zu of %zu module(s)' symbols kept with their split", reused, r->num_modules);
   for (size_t i = 0; i < r->num_modules; i++)
     if (r->modules[i].prepare_error) {
       error(r->modules[i].input->origin, "%s", r->modules[i].prepare_error);

@@ -38,14 +38,18 @@ static void set_debug_options(const ThinLinkOptions *opts) {
 // and writes there what it computes (a miss: a new file). So a result whose inode is one of
 // those links is a cache entry, used only if its trailer's hash matches its content
 // (cache_take_payload: on every use, whatever its time); any other result libLTO computed in
-// this process, and it is moved into the cache as an entry under libLTO's key, its hash
-// appended (cache_adopt).
+// this process, and it is moved into the cache as an entry under libLTO's key once the
+// definitions index has read it (cache_adopt): the entry's payload is the bitcode, then the
+// module's list of definitions and the bitcode's size (ThinLTO entry below), so that a
+// relink reads neither the list nor the module again, and a cold link writes one file.
 typedef struct {
   const Cache *cache; // NULL: libLTO had no cache folder
   Buffer *optimized;
   char **files;         // per module: libLTO's output file, NULL for a dummy
   int *rc;              // per module: 0, or map_file's negative errno
   bool *damaged;        // per module: its result was a damaged cache entry
+  char **pending;       // per module: the name in libLTO's folder of a result to adopt
+  DefinitionLists lists; // per module: the definitions an entry gave, or the index read
   const StrMap *linked; // the names of the entries linked in, to their inodes
   const StrMap *named;  // the inodes of the names in libLTO's folder, to the names
   int folder;           // libLTO's folder, open
@@ -53,8 +57,32 @@ typedef struct {
 
 static const char entry_prefix[] = "llvmcache-"; // libLTO's names: this and its key
 
-// Runs on a worker thread: maps module I's result and removes the file, then checks or
-// stores it as a cache entry; writes only I and its own cache entry.
+// A ThinLTO entry's payload after the bitcode: the definitions (record_put_strings), then the
+// bitcode's size (u64).
+static void definitions_tail(const StringList *defined, size_t bitcode_size, Buffer *out) {
+  *out = (Buffer){0};
+  record_put_strings(out, defined);
+  uint64_t n = bitcode_size;
+  buffer_append(out, &n, sizeof n);
+}
+
+// B, an intact entry's payload, cut to its bitcode, its definitions into DEFINED: 0, or -1.
+static int take_definitions(Buffer *b, StringList *defined) {
+  uint64_t n;
+  if (b->size < sizeof n) return -1;
+  memcpy(&n, b->data + b->size - sizeof n, sizeof n);
+  if (!n || n > b->size - sizeof n) return -1;
+  RecordReader r = {b->data + n, b->data + b->size - sizeof n, false};
+  if (!record_get_strings(&r, defined) || r.p != r.end) {
+    strlist_free(defined);
+    return -1;
+  }
+  buffer_shrink(b, n);
+  return 0;
+}
+
+// Runs on a worker thread: maps module I's result and removes the file, then checks it as a
+// cache entry, or keeps its name to adopt it; writes only I.
 static void read_back(void *arg, size_t i) {
   ReadBack *b = arg;
   if (!b->files[i]) return;
@@ -69,13 +97,15 @@ static void read_back(void *arg, size_t i) {
   if (!name) return; // not an entry of libLTO's cache (it keeps none for this module)
   const char *key = name + strlen(entry_prefix), *linked = strmap_get(b->linked, name);
   if (!linked || strcmp(linked, inode)) {
-    // Moved into the cache as it is, or else copied.
-    if (!b->rc[i] && cache_adopt(b->cache, "thinlto", key, b->folder, name, &b->optimized[i]))
-      cache_store(b->cache, "thinlto", key, &b->optimized[i]);
+    if (!b->rc[i]) b->pending[i] = xstrdup(name); // adopted after the definitions index
     return;
   }
-  own_cache_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
-  if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0) return;
+  own_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
+  if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0 &&
+      take_definitions(&b->optimized[i], &b->lists.defined[i]) == 0) {
+    ((bool *)b->lists.given)[i] = true;
+    return;
+  }
   if (b->rc[i] && b->rc[i] != -EINVAL) return; // unreadable: the link fails on it
   note("cache: ThinLTO cache entry %s/%c%c/thinlto-%s is damaged", b->cache->root,
        tolower((unsigned char)key[0]), tolower((unsigned char)key[1]), key);
@@ -83,6 +113,24 @@ static void read_back(void *arg, size_t i) {
   buffer_free(&b->optimized[i]);
   b->rc[i] = 0;
   b->damaged[i] = true;
+}
+
+// Runs on a worker thread: moves module I's result into the cache with its definitions (or
+// else copies it there); writes only its own cache entry.
+static void adopt_result(void *arg, size_t i) {
+  ReadBack *b = arg;
+  if (!b->pending[i] || b->lists.unreadable[i]) return;
+  const char *key = b->pending[i] + strlen(entry_prefix);
+  Buffer tail;
+  definitions_tail(&b->lists.defined[i], b->optimized[i].size, &tail);
+  if (cache_adopt(b->cache, "thinlto", key, b->folder, b->pending[i], &b->optimized[i], &tail)) {
+    Buffer whole = {0};
+    buffer_append(&whole, b->optimized[i].data, b->optimized[i].size);
+    buffer_append(&whole, tail.data, tail.size);
+    cache_store(b->cache, "thinlto", key, &whole);
+    free(whole.data);
+  }
+  free(tail.data);
 }
 
 // The names of libLTO's entries in its folder DIR, by inode (decimal): its temporaries
@@ -116,10 +164,11 @@ static int check_results_room(const char *dir, const RoomNeeded *room) {
   return rc == -EFBIG ? check_room(dir, room->largest) : rc;
 }
 
-// The number of results that were damaged cache entries (ReadBack); REUSE: offer libLTO the
-// cache's entries (else every module is optimized again and its entry rewritten).
+// The results libLTO optimized, indexed into SOURCES. The number of results that were
+// damaged cache entries (ReadBack) or do not read as bitcode; REUSE: offer libLTO the cache's
+// entries (else every module is optimized again and its entry rewritten).
 static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
-                             bool reuse) {
+                             bool reuse, CompletionSources *sources) {
   thinlto_code_gen_t cg = thinlto_create_codegen();
   if (!cg) fatal(NULL, "cannot create the ThinLTO code generator: %s", lto_get_error_message());
   // A set's dummy image (seed 002) defines the set's functions again: in the combined index
@@ -208,11 +257,15 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   if (n != linked) fatal(NULL, "ThinLTO produced %u modules for %zu inputs", n, linked);
   StrMap named = {0};
   if (cache) name_entries(dir, &named);
+  size_t count = r->num_modules ? r->num_modules : 1;
   ReadBack back = {cache,
                    optimized,
-                   xcalloc(r->num_modules, sizeof(char *)),
-                   xcalloc(r->num_modules, sizeof(int)),
-                   xcalloc(r->num_modules, sizeof(bool)),
+                   xcalloc(count, sizeof(char *)),
+                   xcalloc(count, sizeof(int)),
+                   xcalloc(count, sizeof(bool)),
+                   xcalloc(count, sizeof(char *)),
+                   {xcalloc(count, sizeof(StringList)), xcalloc(count, sizeof(bool)),
+                    xcalloc(count, sizeof(bool))},
                    &linked_in,
                    &named,
                    folder};
@@ -226,10 +279,10 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   }
   thinlto_codegen_dispose(cg);
   parallel_for(r->num_modules, opts->jobs, read_back, &back);
-  size_t damaged = 0;
+  size_t bad = 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!back.files[i]) continue;
-    damaged += back.damaged[i];
+    bad += back.damaged[i];
     const char *origin = r->modules[i].input->origin;
     if (back.rc[i] == -EINVAL) fatal(origin, "ThinLTO produced no output for this module");
     if (back.rc[i])
@@ -237,41 +290,46 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
             strerror(-back.rc[i]));
     free(back.files[i]);
   }
+  // Indexing reads every module the cache did not give the definitions of, so it is also
+  // where a result that does not read as bitcode shows (it is not adopted).
+  *sources = (CompletionSources){.bitcode = optimized, .num_modules = r->num_modules};
+  double indexed = now_seconds();
+  bad += index_definitions(sources, r, cache, opts->jobs, &back.lists);
+  trace_span("definitions index", NULL, indexed, now_seconds(), 0);
+  if (cache) parallel_for(r->num_modules, opts->jobs, adopt_result, &back);
+  for (size_t i = 0; i < r->num_modules; i++) {
+    free(back.pending[i]);
+    strlist_free(&back.lists.defined[i]);
+  }
   free(back.files);
   free(back.rc);
   free(back.damaged);
+  free(back.pending);
+  free(back.lists.defined);
+  free((bool *)back.lists.given);
+  free(back.lists.unreadable);
   free_map_values(&linked_in);
   free_map_values(&named);
   if (folder >= 0) close(folder);
   remove_temp_dir(dir);
   free(dir);
-  return damaged;
+  return bad;
 }
 
-// The number of modules that do not read as bitcode.
-static size_t index_results(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
-                            CompletionSources *sources) {
-  *sources = (CompletionSources){.bitcode = optimized, .num_modules = r->num_modules};
-  double start = now_seconds();
-  size_t unreadable = index_definitions(sources, r, opts->cache, opts->jobs);
-  trace_span("definitions index", NULL, start, now_seconds(), 0);
-  return unreadable;
-}
-
-size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized) {
+size_t thin_link(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
+                 CompletionSources *sources) {
   set_debug_options(opts);
-  return thin_link_once(r, opts, optimized, true);
+  return thin_link_once(r, opts, optimized, true, sources);
 }
 
 void thin_link_verify(Resolution *r, const ThinLinkOptions *opts, Buffer *optimized,
-                      size_t damaged, CompletionSources *sources) {
+                      size_t bad, CompletionSources *sources) {
   // A cache entry that fails its hash was removed by thin_link; one that passes it but does
-  // not read as bitcode is found by indexing. Either way the link is redone without reusing
+  // not read as bitcode was found by indexing. Either way the link is redone without reusing
   // entries, and the ones it computes replace them.
-  size_t unreadable = damaged ? 0 : index_results(r, opts, optimized, sources);
-  if ((damaged || unreadable) && opts->cache) {
+  if (bad && opts->cache) {
     warning(opts->cache->dir, "damaged ThinLTO cache entries; optimizing again without them");
-    if (!damaged) completion_sources_free(sources);
+    completion_sources_free(sources);
     for (size_t i = 0; i < r->num_modules; i++) {
       if (!r->modules[i].dummy)
         buffer_free(&optimized[i]);
@@ -279,8 +337,7 @@ void thin_link_verify(Resolution *r, const ThinLinkOptions *opts, Buffer *optimi
         r->modules[i].prepared = optimized[i]; // thin_link_once takes it back
       optimized[i] = (Buffer){0};
     }
-    thin_link_once(r, opts, optimized, false);
-    index_results(r, opts, optimized, sources);
+    thin_link_once(r, opts, optimized, false, sources);
   }
   // libLTO read the prepared bitcode in place; it is no longer needed.
   for (size_t i = 0; i < r->num_modules; i++) {

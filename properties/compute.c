@@ -164,8 +164,10 @@ static void reach_value(Reach *r, LLVMValueRef v) {
   } else if (LLVMIsAGlobalVariable(v)) {
     if (value_set_add(&r->seen, v)) reach_value(r, LLVMGetInitializer(v));
   } else if (LLVMIsAConstant(v) && !LLVMIsAGlobalValue(v)) {
-    if (!value_set_add(&r->seen, v)) return;
+    // A constant without operands (an integer: a specialization constant's IDs, a million in
+    // one kernel) reaches nothing, and is not worth a place in the set.
     int n = LLVMGetNumOperands(v);
+    if (!n || !value_set_add(&r->seen, v)) return;
     for (int k = 0; k < n; k++)
       reach_value(r, LLVMGetOperand(v, k));
   }
@@ -548,6 +550,25 @@ static void misc_property(LLVMModuleRef m, const StringList *entries, int opt_le
   if (opt_level >= 0) propsets_add_u32(out, set, "optLevel", (uint32_t)opt_level);
 }
 
+// sanUsed (SYCL/misc properties, after optLevel as intel): which DPC++ sanitizer
+// instrumented the module, known by the table it leaves (a global whose name starts
+// "__AsanKernelMetadata", "__MsanKernelMetadata" or "__TsanKernelMetadata"; the first wins).
+static void sanitizer_property(LLVMModuleRef m, PropertySets *out) {
+  static const char *const kinds[][2] = {{"__AsanKernelMetadata", "asan"},
+                                         {"__MsanKernelMetadata", "msan"},
+                                         {"__TsanKernelMetadata", "tsan"}};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+      size_t len;
+      const char *name = LLVMGetValueName2(g, &len);
+      size_t prefix = strlen(kinds[k][0]);
+      if (len >= prefix && !memcmp(name, kinds[k][0], prefix)) {
+        propsets_add_bytes(out, "SYCL/misc properties", "sanUsed", kinds[k][1], 4);
+        return;
+      }
+    }
+}
+
 // SYCL/kernel param opt: per function with !sycl_kernel_omit_args (DPC++'s dead argument
 // elimination writes it on kernels), a bit vector with bit I set if argument I was removed;
 // as many bits as the metadata has operands. HEADER: the set even when empty (intel's).
@@ -762,17 +783,18 @@ static void spec_constant_properties(LLVMModuleRef m, PropertySets *out) {
     LLVMGetMDNodeOperands(nodes[i], ops);
     const char *id = n ? LLVMGetMDString(ops[0], &len) : NULL;
     if (id) {
-      Buffer b = {0};
-      for (unsigned k = 1; k < n; k++) {
+      // 3 000 000 numbers for a constant of a million elements: written in place, not appended.
+      uint8_t *bytes = xmalloc(4 * (size_t)n), *at = bytes;
+      for (unsigned k = 1; k < n; k++, at += 4) {
         int64_t v = 0;
         constant_int(ops[k], &v);
-        append_le(&b, (uint64_t)v, 4);
+        for (int byte = 0; byte < 4; byte++)
+          at[byte] = (uint8_t)((uint64_t)v >> (8 * byte));
       }
       char *key = xstrndup(id, len);
-      propsets_add_bytes(out, "SYCL/specialization constants", key, b.data ? b.data : (void *)"",
-                         b.size);
+      propsets_add_bytes(out, "SYCL/specialization constants", key, bytes, (size_t)(at - bytes));
       free(key);
-      free(b.data);
+      free(bytes);
     }
     free(ops);
   }
@@ -938,6 +960,7 @@ void compute_properties(LLVMModuleRef m, const PropertyInputs *in, PropertySets 
   if (in->emit_program_metadata) program_metadata_property(m, in->post_link, out);
   misc_property(m, in->post_link && in->entry_points ? in->entry_points : &entries, in->opt_level,
                 out);
+  sanitizer_property(m, out);
   if (!in->post_link || in->emit_device_globals) device_globals_property(m, in->post_link, out);
   host_pipes_property(m, out);
   virtual_functions_property(m, in, out);

@@ -147,6 +147,7 @@ static void add_image(InputSet *inputs, InputImage **items, size_t *count, size_
     image.data = bytes->data;
     image.size = bytes->size;
     image.facts = NULL, image.facts_size = 0;
+    image.symbols = NULL, image.symbols_size = 0;
     inputs->files = xrealloc(inputs->files, (inputs->num_files + 1) * sizeof(Buffer));
     inputs->files[inputs->num_files++] = *bytes;
     *bytes = (Buffer){0};

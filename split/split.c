@@ -455,6 +455,7 @@ void split_result_free(SplitResult *r) {
     SplitImage *image = &r->images[i];
     free(image->bitcode.data);
     free(image->facts.data);
+    free(image->symbols.data);
     strlist_free(&image->kernels);
     strlist_free(&image->exported);
     strlist_free(&image->entries);

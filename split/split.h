@@ -38,6 +38,9 @@ typedef struct {
   SplitEmit emit;          // NULL: images are written as bitcode
   void *emit_arg;
   bool facts; // each image also gets its whole-program facts (module_facts), for the link
+  // With a cache: what the link's resolution reads of each image (lto/symbols.c gives it), kept
+  // in the split's cache entry so that a relink reads no unchanged image for it. 0, or -1.
+  int (*describe)(const uint8_t *bitcode, size_t size, Buffer *out);
   bool canonical_triple; // the link's split: images get set_canonical_triple (link_ready)
 } SplitOptions;
 
@@ -50,6 +53,7 @@ typedef struct SplitImage {
   char *virtual_set;  // the outlined "indirectly-callable" set, or NULL
   bool dummy;         // the set's functions with empty bodies
   Buffer facts;       // SplitOptions.facts: module_facts of the image as written
+  Buffer symbols;     // SplitOptions.describe's, or empty
 } SplitImage;
 
 typedef struct {

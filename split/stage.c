@@ -102,12 +102,15 @@ typedef struct {
 
 // --cache-dir: a split input's images are reused while its bytes and the split options are
 // the same. Entry: a flag "already split", then per image its bitcode, kernels, exports,
-// set name ("" for none), dummy flag and facts (module_facts; empty if not asked for), each a
-// u64-length record: a relink's facts stage reads them here, not from an entry per image.
+// set name ("" for none), dummy flag, facts (module_facts; empty if not asked for) and what
+// resolution reads of it (SplitOptions.describe; empty without), each a u64-length record: a
+// relink's facts and resolve stages read them here, not from an entry per image.
 static void split_key(const InputImage *in, const SplitOptions *o, char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "split v10"); // v10: facts; v9: no entries for malformed SYCL metadata
+  cache_hash_tool(&h, "split v11"); // v11: symbols; v10: facts; v9: no entries for malformed
+                                    // SYCL metadata
+  cache_hash_string(&h, o->describe ? "symbols" : "");
   char *options = format("mode=%d deps=%d aot=%d triple=%d", o->mode, o->allow_dependencies, o->aot,
                          o->canonical_triple);
   cache_hash_string(&h, options);
@@ -131,6 +134,7 @@ static void store_split(const Cache *c, const char *key, bool already, const Spl
                im->virtual_set ? strlen(im->virtual_set) : 0);
     record_put(&b, &(uint8_t){im->dummy}, 1);
     record_put(&b, im->facts.data ? (const void *)im->facts.data : "", im->facts.size);
+    record_put(&b, im->symbols.data ? (const void *)im->symbols.data : "", im->symbols.size);
   }
   cache_store(c, "split", key, &b);
   free(b.data);
@@ -144,9 +148,9 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
   if (ok) memcpy(head, b.data, sizeof head);
   RecordReader rd = {b.data + sizeof head, b.data + b.size, !ok};
   *r = (SplitResult){0};
-  // Each image takes at least six records (49 bytes) of the entry: the count is checked
+  // Each image takes at least seven records (57 bytes) of the entry: the count is checked
   // against the entry's size before it sizes the array.
-  if (ok && head[1] <= (b.size - sizeof head) / 49)
+  if (ok && head[1] <= (b.size - sizeof head) / 57)
     r->images = xcalloc(head[1] + 1, sizeof(SplitImage));
   for (uint64_t i = 0; ok && r->images && i < head[1] && !rd.bad; i++) {
     SplitImage *im = &r->images[r->count++];
@@ -168,6 +172,12 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
       im->facts.data = xmalloc(size);
       memcpy(im->facts.data, data, size);
       im->facts.size = size;
+    }
+    data = record_get(&rd, &size);
+    if (data && size) {
+      im->symbols.data = xmalloc(size);
+      memcpy(im->symbols.data, data, size);
+      im->symbols.size = size;
     }
   }
   ok = ok && !rd.bad && (head[1] == 0 || r->images) && r->count == head[1];
@@ -196,6 +206,11 @@ static void split_one(void *arg, size_t i) {
   if (split_bitcode(job->input->data, job->input->size, job->input->origin, stage->options,
                     &job->result, &already_split, &job->error) == 0) {
     job->split = !already_split;
+    for (size_t k = 0; cache && stage->options->describe && k < job->result.count; k++) {
+      SplitImage *im = &job->result.images[k];
+      if (stage->options->describe(im->bitcode.data, im->bitcode.size, &im->symbols))
+        im->symbols = (Buffer){0}; // resolution reads the image itself
+    }
     if (cache) store_split(cache, key, already_split, &job->result);
   }
 }
@@ -263,12 +278,16 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
       out.size = image->bitcode.size;
       out.facts = image->facts.data;
       out.facts_size = image->facts.size;
-      // Both buffers join the input files: they live as long as the link needs them.
-      inputs->files = xrealloc(inputs->files, (inputs->num_files + 2) * sizeof(Buffer));
+      out.symbols = image->symbols.data;
+      out.symbols_size = image->symbols.size;
+      // The buffers join the input files: they live as long as the link needs them.
+      inputs->files = xrealloc(inputs->files, (inputs->num_files + 3) * sizeof(Buffer));
       inputs->files[inputs->num_files++] = image->bitcode;
       if (image->facts.data) inputs->files[inputs->num_files++] = image->facts;
+      if (image->symbols.data) inputs->files[inputs->num_files++] = image->symbols;
       image->bitcode = (Buffer){0};
       image->facts = (Buffer){0};
+      image->symbols = (Buffer){0};
       add_input(&items, &count, &cap, out);
     }
     split_result_free(&job->result);

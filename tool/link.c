@@ -565,6 +565,7 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv, const AotPlan
   // The split stage's share of the link's options.
   l->split.allow_dependencies = o->allow_dependencies;
   l->split.cache = l->cachep;
+  l->split.describe = module_symbols_record; // with a cache: resolution's reading, kept with it
   l->split.facts = true;            // read while each image is in memory, for the facts stage
   l->split.canonical_triple = true; // what prepare would set: most images skip it (prepare.c)
   // The devices' aspects decide the AOT split; --aot-aspects, when given, says it explicitly.
@@ -698,7 +699,7 @@ static void thin_link_stage(Link *l) {
   release_input_bytes(&l->inputs);
   release_free_memory(); // the inputs' bytes: the peak comes in the thin link, next
   l->optimized = xcalloc(l->r.num_modules, sizeof(Buffer));
-  l->damaged = thin_link(&l->r, &l->thin, l->optimized);
+  l->damaged = thin_link(&l->r, &l->thin, l->optimized, &l->sources);
 }
 
 // libLTO hands back its cache entries unchecked: each result is checked against the
@@ -726,7 +727,7 @@ static void full_resolve_stage(Link *l) {
   resolve_symbols(&l->r, &l->images, l->o->allow_dependencies, l->split.aot, l->cachep,
                   l->jobs);
   l->sources = (CompletionSources){.bitcode = l->optimized, .num_modules = l->r.num_modules};
-  index_definitions(&l->sources, &l->r, l->cachep, l->jobs); // thin link's verify does it
+  index_definitions(&l->sources, &l->r, l->cachep, l->jobs, NULL); // the thin link does it
 }
 
 // Per image, in parallel: complete, finalize, symbol table, SPIR-V, checks. Images are

@@ -264,7 +264,8 @@ static int wrap_device_code(const WrapperOptions *o, const StringList *device_bi
                     .compress = o->compress,
                     .compression_level = o->compression_level,
                     .compression_threshold = (size_t)o->compression_threshold,
-                    .report_compression = o->print_commands};
+                    .report_compression = o->print_commands,
+                    .intel_layout = o->intel_layout};
   if (o->print_commands) {
     char *compress = !o->compress ? xstrdup("")
                      : o->compression_threshold
@@ -272,8 +273,9 @@ static int wrap_device_code(const WrapperOptions *o, const StringList *device_bi
                                   o->compression_level, o->compression_threshold)
                          : format(" --compress --compression-level=%d", o->compression_level);
     char *binaries = strlist_join(device_binaries, "\" \"");
-    fprintf(stderr, "\"%s\" wrap --host-triple=%s%s \"%s\" -o \"%s\"\n", TOOL_NAME,
-            o->host_triple ? o->host_triple : "default", compress, binaries, wrapper_object);
+    fprintf(stderr, "\"%s\" wrap --host-triple=%s%s%s \"%s\" -o \"%s\"\n", TOOL_NAME,
+            o->host_triple ? o->host_triple : "default", compress,
+            o->intel_layout ? " --image-layout=intel" : "", binaries, wrapper_object);
     free(binaries);
     free(compress);
   }

@@ -32,6 +32,13 @@ typedef struct {
   bool aot_triple, jit_triple; // --triple=spir64_gen, and a JIT one too (spir64,intel_gpu_pvc)
   StringList aot_devices, ocloc_args;
   const char *backend_compile_options;
+  // The wrapped images' fields for intel's runtime or upstream's (wrap.h): --sycl-image-layout=
+  // (NULL if not given); by default intel's when DPC++'s driver runs the wrapper, which it
+  // tells by --sycl-post-link-options= (DPC++'s driver passes it on every SYCL link, upstream
+  // clang never).
+  const char *image_layout;
+  bool dpcpp_driver;
+  bool intel_layout; // what the two decide, after all options
 } WrapperOptions;
 
 // One run of the wrapper: its options and what the steps leave for the ones after them.

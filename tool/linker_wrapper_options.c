@@ -33,6 +33,9 @@ static const char wrapper_usage[] =
     "                               (intel's Format 4); also --offload-compress\n"
     "  --compression-level=<n>      zstd's level for --compress (default 10)\n"
     "  --print-wrapped-module       print the wrapper object's LLVM IR on stderr\n"
+    "  --sycl-image-layout=llvm|intel  the images' fields as upstream's SYCL runtime reads\n"
+    "                               them or as intel's (DPC++'s libsycl); default: intel's when\n"
+    "                               --sycl-post-link-options= (DPC++'s driver) is given\n"
     "\n"
     "intel's SYCL options, as DPC++'s driver passes them:\n"
     "  --triple=<spir64|spirv64|spir64_gen>  the device target (spir64_gen: ahead of time)\n"
@@ -288,6 +291,12 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
     o->separate_units = true;
   } else if ((v = sycl_option(a, "sycl-post-link-options"))) {
     take_post_link_options(o, a, v);
+    o->dpcpp_driver = true;
+  } else if ((v = sycl_option(a, "sycl-image-layout"))) {
+    if (parse_image_layout(v, &o->intel_layout))
+      fatal(NULL, "%s: expected llvm (upstream's SYCL runtime) or intel (DPC++'s), not '%s'", a,
+            v);
+    o->image_layout = v;
   } else if ((v = sycl_option(a, "llvm-spirv-options"))) {
     take_translator_options(a, v);
   } else if ((v = sycl_option(a, "sycl-device-libraries"))) {
@@ -438,6 +447,7 @@ void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
     }
   }
   if (!o->output) o->output_at = o->linker_args.count;
+  if (!o->image_layout) o->intel_layout = o->dpcpp_driver;
   // AOT: the devices and ocloc's arguments become the device link's --arch and
   // --ocloc-options; the backend's compile options ocloc's -options. For JIT they are the
   // images' compile options, which the runtime passes to the backend.

@@ -730,6 +730,7 @@ int post_link_main(int argc, char **argv) {
           p.esimd_option);
   check_register_allocation(name, m);
   presplit_cleanup(m);
+  bridge_fix_sanitizer_table(m);
 
   // sycl-post-link's auto is per source, or no split where one module must come out.
   SplitMode mode = p.mode;

@@ -28,7 +28,10 @@ static const char wrap_usage[] =
     "                             intel's --offload-compress (Format 4; what intel's SYCL\n"
     "                             runtime decompresses)\n"
     "  --compression-level=<n>    zstd's level for --compress (default 10, intel's)\n"
-    "  --compression-threshold=<bytes>  the smallest image --compress compresses (512)\n";
+    "  --compression-threshold=<bytes>  the smallest image --compress compresses (512)\n"
+    "  --image-layout=llvm|intel  the image fields as upstream's SYCL runtime reads them\n"
+    "                             (llvm, the default) or as intel's (DPC++'s libsycl: offload\n"
+    "                             kind 4, format found from the bytes, target \"spir64\")\n";
 
 int wrap_main(int argc, char **argv) {
   const char *output = NULL;
@@ -61,6 +64,9 @@ int wrap_main(int argc, char **argv) {
       if (!a[24] || *end || bytes < 0)
         fatal(NULL, "%s: expected a size in bytes, not '%s'", a, a + 24);
       o.compression_threshold = bytes ? (size_t)bytes : 1;
+    } else if (!strncmp(a, "--image-layout=", 15)) {
+      if (parse_image_layout(a + 15, &o.intel_layout))
+        fatal(NULL, "%s: expected llvm or intel, not '%s'", a, a + 15);
     } else if (!strcmp(a, "-v")) {
       verbose = true;
       o.report_compression = true;

@@ -186,13 +186,25 @@ static int compress_image(const uint8_t *image, size_t size, int level, Buffer *
   return 0;
 }
 
+// intel's name of the device target an image of TRIPLE is for: the triple's architecture,
+// with SPIR-V's spirv64/spirv32 under intel's names (its runtime knows "spir64", "spir64_gen",
+// "spir64_x86_64", ...). Owned by the caller.
+static char *intel_target_name(const char *triple) {
+  size_t n = strcspn(triple, "-");
+  if (n >= 7 && !strncmp(triple, "spirv64", 7)) return xstrdup("spir64");
+  if (n >= 7 && !strncmp(triple, "spirv32", 7)) return xstrdup("spir");
+  return xstrndup(triple, n);
+}
+
 static LLVMValueRef device_image_constant(Wrapper *w, const OffloadEntry *e,
                                           const PropertySets *sets, const WrapOptions *o,
                                           char **errmsg) {
   const char *triple = offload_entry_get(e, "triple");
   const uint8_t *image = e->image;
   size_t image_size = e->image_size;
-  uint8_t format_byte = (uint8_t)e->image_kind; // the ImageKind, as upstream's wrapper
+  // The ImageKind, as upstream's wrapper; for intel's runtime "none", which it reads as
+  // "find the format from the bytes".
+  uint8_t format_byte = o->intel_layout ? WRAP_INTEL_FORMAT_NONE : (uint8_t)e->image_kind;
   Buffer compressed = {0};
   size_t threshold =
       o->compression_threshold ? o->compression_threshold : WRAP_COMPRESSION_THRESHOLD;
@@ -213,11 +225,13 @@ static LLVMValueRef device_image_constant(Wrapper *w, const OffloadEntry *e,
   LLVMValueRef entries_begin, entries_end, sets_begin, sets_end;
   add_offload_entries(w, offload_entry_get(e, "symbols"), &entries_begin, &entries_end);
   add_property_sets(w, sets, &sets_begin, &sets_end);
+  char *target = o->intel_layout ? intel_target_name(triple ? triple : "")
+                                  : xstrdup(triple ? triple : "");
   LLVMValueRef fields[] = {
       const_int(w->i16, DEVICE_IMAGE_VERSION),
-      const_int(w->i8, e->offload_kind),
+      const_int(w->i8, o->intel_layout ? WRAP_INTEL_OFFLOAD_KIND_SYCL : e->offload_kind),
       const_int(w->i8, format_byte),
-      add_string(w, "target", triple ? triple : ""),
+      add_string(w, "target", target),
       add_string(w, "opts.compile", o->compile_options ? o->compile_options : ""),
       add_string(w, "opts.link", o->link_options ? o->link_options : ""),
       element_pointer(w, data, 0),
@@ -227,6 +241,7 @@ static LLVMValueRef device_image_constant(Wrapper *w, const OffloadEntry *e,
       sets_begin,
       sets_end,
   };
+  free(target);
   return LLVMConstNamedStruct(w->image_type, fields, 12);
 }
 
@@ -269,6 +284,12 @@ static int emit_object(LLVMModuleRef m, LLVMTargetMachineRef tm, Buffer *out, ch
   }
   buffer_append(out, LLVMGetBufferStart(object), LLVMGetBufferSize(object));
   LLVMDisposeMemoryBuffer(object);
+  return 0;
+}
+
+int parse_image_layout(const char *text, bool *intel) {
+  if (strcmp(text, "llvm") && strcmp(text, "intel")) return -1;
+  *intel = !strcmp(text, "intel");
   return 0;
 }
 

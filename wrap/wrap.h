@@ -22,7 +22,19 @@ extern "C" {
 // WRAP_FORMAT_COMPRESSED (intel's SYCL_DEVICE_BINARY_TYPE_COMPRESSED_NONE); the runtime finds
 // the real format from the decompressed bytes. Smaller images and the property sets stay as
 // they are.
-enum { WRAP_FORMAT_COMPRESSED = 4, WRAP_COMPRESSION_THRESHOLD = 512, WRAP_COMPRESSION_LEVEL = 10 };
+// With INTEL_LAYOUT, the fields intel's SYCL runtime (DPC++'s libsycl) reads differently from
+// upstream's: the image's offload kind is intel's SYCL_DEVICE_BINARY_OFFLOAD_KIND_SYCL (4,
+// not LLVM's OFK_SYCL 8), its Format SYCL_DEVICE_BINARY_TYPE_NONE (0: the runtime finds the
+// format from the bytes; 4 when compressed) instead of LLVM's ImageKind, and its target
+// intel's device target name (the triple's architecture, "spir64", "spir64_gen"; SPIR-V's
+// spirv64 is intel's spir64) instead of the whole triple. The structures are the same.
+enum {
+  WRAP_FORMAT_COMPRESSED = 4,
+  WRAP_COMPRESSION_THRESHOLD = 512,
+  WRAP_COMPRESSION_LEVEL = 10,
+  WRAP_INTEL_OFFLOAD_KIND_SYCL = 4,
+  WRAP_INTEL_FORMAT_NONE = 0
+};
 typedef struct {
   const char *host_triple; // NULL: LLVM's default triple (x86-64 only)
   const char *compile_options, *link_options;
@@ -32,7 +44,10 @@ typedef struct {
   size_t compression_threshold; // smaller images stay uncompressed; 0: intel's 512
   bool report_compression; // each compressed image's sizes and level on stderr, in intel's
                            // words ("[Compression] Original image size: N", ...)
+  bool intel_layout; // intel's runtime's kind, format and target fields (above)
 } WrapOptions;
+// "llvm" or "intel" (--image-layout=, --sycl-image-layout=) into *INTEL: 0, or -1 if neither.
+int parse_image_layout(const char *text, bool *intel);
 // Whether TRIPLE is a host the wrapper is made for (x86-64 Linux, ELF): 0, or -1 with
 // *errmsg. write_wrapper_object checks it too; commands check it with their options.
 int check_host_triple(const char *triple, char **errmsg);

@@ -41,16 +41,6 @@ static void read_image(RecordReader r) {
   free(properties);
 }
 
-// lto/symbols.c: flags, names, set, functions, dummy flag, opt level.
-static void read_symbols(RecordReader r) {
-  read_record(&r);
-  read_strings(&r);
-  read_string(&r);
-  read_strings(&r);
-  read_record(&r);
-  read_record(&r);
-}
-
 // split/stage.c and split/program.c: two u64 (a flag, a count), then records per item.
 static bool read_head(RecordReader *r, uint64_t head[2]) {
   if ((size_t)(r->end - r->p) < 2 * sizeof(uint64_t)) return false;
@@ -59,7 +49,8 @@ static bool read_head(RecordReader *r, uint64_t head[2]) {
   return true;
 }
 
-// split: per image its bitcode, kernels, exported functions, set, dummy flag and facts.
+// split: per image its bitcode, kernels, exported functions, set, dummy flag, facts and
+// symbols (lto/symbols.c: content key, flags, names, set, functions, dummy flag, opt level).
 static void read_split(RecordReader r) {
   uint64_t head[2];
   if (!read_head(&r, head)) return;
@@ -70,6 +61,17 @@ static void read_split(RecordReader r) {
     read_record(&r);
     read_record(&r);
     read_record(&r);
+    size_t n;
+    const uint8_t *symbols = record_get(&r, &n);
+    if (!symbols) continue;
+    RecordReader s = {symbols, symbols + n, false};
+    read_record(&s);
+    read_record(&s);
+    read_strings(&s);
+    read_string(&s);
+    read_strings(&s);
+    read_record(&s);
+    read_record(&s);
   }
 }
 
@@ -98,9 +100,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *payload = entry;
   const uint8_t *end = entry + (entry_size < TRAILER_SIZE ? 0 : entry_size - TRAILER_SIZE);
   read_image((RecordReader){payload, end, false});
-  read_symbols((RecordReader){payload, end, false});
-  RecordReader definitions = {payload, end, false};
-  read_strings(&definitions);
   read_split((RecordReader){payload, end, false});
   read_facts((RecordReader){payload, end, false});
   free(kind);

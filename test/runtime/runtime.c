@@ -100,7 +100,18 @@ static void read_property_sets(const struct sycl_device_image *img, PropertySets
 // intel's runtime takes format 4 (SYCL_DEVICE_BINARY_TYPE_COMPRESSED_NONE) for one zstd
 // frame whose header gives the size it decompresses to, and finds the format again from the
 // bytes; this one decompresses when the image is registered, not on its first build.
-enum { FORMAT_COMPRESSED = 4, FORMAT_SPIRV = 6 /* IMG_SPIRV, the Format our wrapper writes */ };
+// Format 0 (intel's SYCL_DEVICE_BINARY_TYPE_NONE, what --sycl-image-layout=intel writes): found
+// from the bytes too.
+enum {
+  FORMAT_NONE = 0,
+  FORMAT_COMPRESSED = 4,
+  FORMAT_SPIRV = 6 /* IMG_SPIRV, the Format our wrapper writes */
+};
+
+static uint8_t format_of(const uint8_t *start, const uint8_t *end) {
+  static const uint8_t spirv_magic[4] = {0x03, 0x02, 0x23, 0x07};
+  return end - start >= 4 && !memcmp(start, spirv_magic, 4) ? FORMAT_SPIRV : FORMAT_NONE;
+}
 
 static int decompress_image(RegisteredImage *r) {
   const uint8_t *data = r->image->start;
@@ -121,8 +132,7 @@ static int decompress_image(RegisteredImage *r) {
   }
   r->start = r->decompressed;
   r->end = r->decompressed + n;
-  static const uint8_t spirv_magic[4] = {0x03, 0x02, 0x23, 0x07};
-  r->format = n >= 4 && !memcmp(r->start, spirv_magic, 4) ? FORMAT_SPIRV : 0;
+  r->format = format_of(r->start, r->end);
   return 0;
 }
 
@@ -146,6 +156,7 @@ void __sycl_register_lib(struct sycl_bin_desc *desc) {
     *r = (RegisteredImage){
         .owner = desc, .image = img, .start = img->start, .end = img->end, .format = img->format};
     r->name = format("%s[%u]", module, i);
+    if (img->format == FORMAT_NONE) r->format = format_of(r->start, r->end);
     if (img->format == FORMAT_COMPRESSED && decompress_image(r)) {
       free(r->name); // an image no kernel can use: not registered
       registry_count--;

@@ -108,19 +108,23 @@ int main(void) {
   int fd = own_create_at(dir, "at.tmp", 0666);
   check(fd >= 0, "own_create_at makes a new file");
   close(fd);
-  check(own_rename_at(dir, "at.tmp", dir, "link", false) == 0 && !is_link(link) &&
+  check(own_rename_at(dir, "at.tmp", dir, "link") == 0 && !is_link(link) &&
             victim_intact(victim),
         "own_rename_at replaces a link, its target untouched");
-  check(own_remove_at(dir, "victim") == -EPERM && victim_intact(victim),
-        "own_remove_at keeps a file this run did not make");
-  check(own_remove_at(dir, "link") == 0 && access(link, F_OK) != 0,
-        "own_remove_at removes one it made");
+  check(own_remove_at(dir, "link", NULL) == 0 && access(link, F_OK) != 0,
+        "own_remove_at removes a regular file");
+  check(symlink(victim, link) == 0 && own_remove_at(dir, "link", NULL) == 0 && !is_link(link) &&
+            victim_intact(victim),
+        "own_remove_at removes a link, its target untouched");
+  check(mkdir(link, 0700) == 0 && own_remove_at(dir, "link", NULL) == -EPERM &&
+            rmdir(link) == 0,
+        "own_remove_at keeps a folder");
   struct stat seen;
   lstat(victim, &seen);
-  check(own_remove_seen_at(dir, "swapped", &seen) == -EPERM && victim_intact(swapped),
-        "own_remove_seen_at keeps what is not what was seen");
-  check(own_remove_seen_at(dir, "victim", &seen) == 0 && access(victim, F_OK) != 0,
-        "own_remove_seen_at removes what was seen");
+  check(own_remove_at(dir, "swapped", &seen) == -EPERM && victim_intact(swapped),
+        "own_remove_at keeps what is not what was seen");
+  check(own_remove_at(dir, "victim", &seen) == 0 && access(victim, F_OK) != 0,
+        "own_remove_at removes what was seen");
   close(dir);
 
   unlink(planted);
