@@ -57,7 +57,7 @@ typedef struct JobResult JobResult;
 // images' readers.
 typedef struct {
   size_t name; // its files are image.NAME.*
-  size_t order; // made ORDER-th: the job list runs them in that order
+  size_t order; // made ORDER-th
   size_t images[MAX_JOB_IMAGES], count, target;
   int meta_fd, bc_fd; // while the link fills it; -1 after
   size_t meta_size, bc_size;
@@ -516,9 +516,11 @@ static void remove_outputs(const Distribution *d, Job *job) {
   }
 }
 
-static int by_order(const void *a, const void *b) {
+// In the order of their first images: the images' order, whichever thread wrote them (the
+// large jobs first: the link starts the images in that order).
+static int by_name(const void *a, const void *b) {
   const Job *x = *(Job *const *)a, *y = *(Job *const *)b;
-  return (x->order > y->order) - (x->order < y->order);
+  return (x->name > y->name) - (x->name < y->name);
 }
 
 // A job of its own for each of IMAGES whose job failed with others (so that one image's
@@ -605,7 +607,7 @@ int distribution_run(Distribution *d, const size_t *images, size_t count, unsign
   }
   for (size_t i = 0; i < num; i++)
     forget_results(jobs[i]);
-  qsort(jobs, num, sizeof *jobs, by_order);
+  qsort(jobs, num, sizeof *jobs, by_name);
   char *list = format("%s/jobs.%u.json", d->dir, attempt), *json = NULL;
   free(d->last_log);
   d->last_log = format("%s/distributor.%u.log", d->dir, attempt);
