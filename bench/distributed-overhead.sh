@@ -4,18 +4,26 @@
 # distributor (sycl-thinlto-local), and through the Slurm distributor when a cluster answers
 # (sinfo), side by side, at equal cores; the outputs are compared byte for byte.
 #
-#   distributed-overhead.sh [-r RUNS] BIN_DIR OBJ_DIR [CPUS...]
+#   distributed-overhead.sh [-r RUNS] [-b BASE_BIN_DIR] BIN_DIR OBJ_DIR [CPUS...]
 #
 # BIN_DIR holds sycl-thinlto and sycl-thinlto-local; OBJ_DIR the compiled units (u*.o, as
 # `sycl-bench-gen` and `clang++ -fsycl -c` make them) and devicelib.bc. Each CPUS is a CPU
 # list for taskset ("0,2"), or "all" (the default): the links run at -j as many as it names.
 # Each link runs RUNS times (default 3), the modes alternating; the median wall time is kept,
 # with that run's user and system time (children included), and each mode's ratio to the pool.
+# With -b, mode "base" is the same link through the local distributor of another build (its
+# sycl-thinlto and sycl-thinlto-local in BASE_BIN_DIR), e.g. the commit before a change.
 set -euo pipefail
-runs=3
-if [ "${1:-}" = -r ]; then runs=$2; shift 2; fi
-bin=$(cd "${1:?usage: distributed-overhead.sh [-r RUNS] BIN_DIR OBJ_DIR [CPUS...]}" && pwd)
-obj=$(cd "${2:?usage: distributed-overhead.sh [-r RUNS] BIN_DIR OBJ_DIR [CPUS...]}" && pwd)
+runs=3 base=
+while [ $# -gt 0 ]; do
+  case $1 in
+  -r) runs=$2; shift 2 ;;
+  -b) base=$(cd "$2" && pwd); shift 2 ;;
+  *) break ;;
+  esac
+done
+bin=$(cd "${1:?usage: distributed-overhead.sh [-r RUNS] [-b BASE_BIN_DIR] BIN_DIR OBJ_DIR [CPUS...]}" && pwd)
+obj=$(cd "${2:?usage: distributed-overhead.sh [-r RUNS] [-b BASE_BIN_DIR] BIN_DIR OBJ_DIR [CPUS...]}" && pwd)
 shift 2
 [ $# -gt 0 ] || set -- all
 export PATH=$bin:$PATH
@@ -23,18 +31,22 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 units=$(ls "$obj"/u*.o | wc -l)
 modes="pool local"
+[ -z "$base" ] || modes="$modes base"
 if command -v sinfo >/dev/null && sinfo -h >/dev/null 2>&1; then modes="$modes slurm"; fi
 
 # One link: "wall user sys" on stdout, its output at $work/$mode.bin.
 link() { # CPUS JOBS SPLIT MODE
   local cpus=$1 jobs=$2 split=$3 mode=$4 extra=() pin=()
+  local tool=$bin/sycl-thinlto
   case $mode in
   local) extra=(--distributor=sycl-thinlto-local --distributor-arg=-j"$jobs") ;;
+  base) tool=$base/sycl-thinlto
+    extra=(--distributor="$base/sycl-thinlto-local" --distributor-arg=-j"$jobs") ;;
   slurm) extra=(--distributor=sycl-thinlto-slurm --distributor-arg=--tasks="$jobs") ;;
   esac
   [ "$cpus" = all ] || pin=(taskset -c "$cpus")
   local TIMEFORMAT='%R %U %S'
-  { time "${pin[@]}" "$bin/sycl-thinlto" link --split="$split" -j"$jobs" \
+  { time "${pin[@]}" "$tool" link --split="$split" -j"$jobs" \
       --device-libs="$obj/devicelib.bc" "$obj"/u*.o -o "$work/$mode.bin" "${extra[@]}" \
       2>"$work/$mode.log"; } 2>&1
 }

@@ -205,12 +205,13 @@ char *distributor_resolve(const char *program, char **errmsg);
 // Makes OPTS->jobs_dir (removed on failure, and at close unless OPTS->keep_jobs), for jobs of
 // images 0 to IMAGES - 1.
 Distribution *distribution_open(const HookOptions *opts, const char *linker_output, size_t images);
-// Any thread: image IMAGE's job inputs, its completed module M and SPEC; the result must
-// later name the hashes of exactly these. 0, or -1 with *errmsg.
+// Any thread: image IMAGE's job inputs, its completed module M and SPEC, added to a job of
+// several images (the calling thread's while it fills it); the result must later name the
+// hashes of exactly these. 0, or -1 with *errmsg.
 int distribution_write_job(Distribution *d, size_t image, LLVMModuleRef m, const ImageSpec *spec,
                            char **errmsg);
-// Runs the distributor once on the jobs of IMAGES (their old outputs removed first), with the
-// link's SIGINT/SIGTERM passed on to it. 0, or -1 with *errmsg: it could not run, was killed
+// Runs the distributor once on the jobs of IMAGES (their old outputs removed first; from the
+// second attempt on, one job for each image), with the link's SIGINT/SIGTERM passed on to it. 0, or -1 with *errmsg: it could not run, was killed
 // or exited non-zero (its output's tail is in the message).
 int distribution_run(Distribution *d, const size_t *images, size_t count, unsigned attempt,
                      char **errmsg);
@@ -221,17 +222,19 @@ typedef struct {
   char *image_error;       // the image's own error, as the local path words it (no kernels)
   char *job_failure;       // the job failed and may run again: why, with its stderr
 } JobOutcome;
-// Any thread: image IMAGE's result, read whole, then verified: made from this link's input
-// and spec for IMAGE, its SPIR-V as the job wrote it, its kernels the image's (RES->module's).
+// Any thread: image IMAGE's result (its job's result file read once), verified: made from
+// this link's input and spec for IMAGE, its SPIR-V as the job wrote it, its kernels the
+// image's (RES->module's).
 // 0: RES holds the image (or OUT->image_error is set); -1: OUT->job_failure says why.
 int distribution_read(Distribution *d, size_t image, ImageResult *res, JobOutcome *out);
 void job_outcome_free(JobOutcome *out);
 // Removes the jobs' files unless they are kept; frees D. With FAILED, the distributor's
 // last log is kept beside the link's output first (OUTPUT.distributor.log), and said so.
 void distribution_close(Distribution *d, bool failed);
-// `sycl-thinlto backend`: one job, its files named on its command line: finalizes, describes,
-// emits SPIR-V in this process (once: fact 9), fixes, scans, validates, and writes one result
-// file, PREFIX.result. Its stderr goes to LOG. Returns the process's exit status.
+// `sycl-thinlto backend`: one job, its files named on its command line: for each of its
+// images, finalizes, describes, emits SPIR-V in this process (once: fact 9), fixes, scans,
+// validates; then writes one result file, PREFIX.result. Its stderr goes to LOG. Returns the
+// process's exit status.
 int backend_job_main(const char *meta_path, const char *bitcode_path, const char *out_prefix,
                      const char *log_path);
 // hooks/job_faults.c, tests only: SYCL_THINLTO_JOB_FAULT_TEST=KIND:NAME,... makes the job of

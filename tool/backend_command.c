@@ -6,16 +6,17 @@
 #include <string.h>
 
 static const char backend_usage[] =
-    "USAGE: sycl-thinlto backend --meta=<image.meta> [--log=<file>] <image.bc> -o <prefix>\n"
+    "USAGE: sycl-thinlto backend --meta=<job.meta> [--log=<file>] <job.bc> -o <prefix>\n"
     "\n"
-    "One image's backend, as a job of `sycl-thinlto link --distributor=...`: finalizes the\n"
-    "completed module <image.bc> as <image.meta> says, computes its properties, emits and\n"
-    "checks its SPIR-V, and writes <prefix>.result: what it was given (its inputs' hashes),\n"
-    "the image's symbols, imports and properties, and its SPIR-V. The link writes the inputs\n"
-    "and reads the result back.\n"
+    "The backends of one image or several, as a job of `sycl-thinlto link --distributor=...`:\n"
+    "for each spec in <job.meta> and the completed module after the last one in <job.bc>,\n"
+    "finalizes the module as its spec says, computes its properties, emits and checks its\n"
+    "SPIR-V; then writes <prefix>.result: for each image, what it was given (its spec's and\n"
+    "bitcode's hashes), the image's symbols, imports and properties, and its SPIR-V. The\n"
+    "link writes the inputs and reads the result back.\n"
     "\n"
     "OPTIONS:\n"
-    "  --meta=<file>   the image's spec, written by the link (required)\n"
+    "  --meta=<file>   the images' specs, written by the link (required)\n"
     "  --log=<file>    where the job's stderr goes\n"
     "  -o <prefix>     the outputs' common prefix (required)\n";
 
