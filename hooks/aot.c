@@ -4,6 +4,7 @@
 // It does not link, split or write the output: the images come finished from the hooks.
 #include "hooks/hooks.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -424,6 +425,54 @@ static char *command_text(const StringList *args) {
   return (char *)b.data;
 }
 
+// Whether B is a whole ELF file: its header, program and section header tables and every
+// section's bytes within it. An ocloc (or an --ocloc=PATH program) that exits 0 with a file
+// cut short, or a distributor's node that copied part of one back, is not taken as an image
+// (the magic alone let a 64-byte header into the output and the cache).
+static bool whole_elf(const Buffer *b) {
+  if (b->size < EI_NIDENT || memcmp(b->data, ELFMAG, SELFMAG)) return false;
+  uint64_t shoff, phoff, shnum, phnum, shentsize, phentsize, size = b->size;
+  if (b->data[EI_CLASS] == ELFCLASS64) {
+    Elf64_Ehdr h;
+    if (size < sizeof h) return false;
+    memcpy(&h, b->data, sizeof h);
+    shoff = h.e_shoff, phoff = h.e_phoff, shnum = h.e_shnum, phnum = h.e_phnum;
+    shentsize = h.e_shentsize, phentsize = h.e_phentsize;
+    if ((shnum && shentsize < sizeof(Elf64_Shdr)) || (phnum && phentsize < sizeof(Elf64_Phdr)))
+      return false;
+  } else if (b->data[EI_CLASS] == ELFCLASS32) {
+    Elf32_Ehdr h;
+    if (size < sizeof h) return false;
+    memcpy(&h, b->data, sizeof h);
+    shoff = h.e_shoff, phoff = h.e_phoff, shnum = h.e_shnum, phnum = h.e_phnum;
+    shentsize = h.e_shentsize, phentsize = h.e_phentsize;
+    if ((shnum && shentsize < sizeof(Elf32_Shdr)) || (phnum && phentsize < sizeof(Elf32_Phdr)))
+      return false;
+  } else {
+    return false;
+  }
+  // Counts and entry sizes are 16-bit: no product overflows.
+  if ((shnum && (shoff > size || shnum * shentsize > size - shoff)) ||
+      (phnum && (phoff > size || phnum * phentsize > size - phoff)))
+    return false;
+  for (uint64_t i = 0; i < shnum; i++) {
+    uint64_t type, offset, bytes;
+    const uint8_t *at = b->data + shoff + i * shentsize;
+    if (b->data[EI_CLASS] == ELFCLASS64) {
+      Elf64_Shdr s;
+      memcpy(&s, at, sizeof s);
+      type = s.sh_type, offset = s.sh_offset, bytes = s.sh_size;
+    } else {
+      Elf32_Shdr s;
+      memcpy(&s, at, sizeof s);
+      type = s.sh_type, offset = s.sh_offset, bytes = s.sh_size;
+    }
+    if (type != SHT_NOBITS && type != SHT_NULL && (offset > size || bytes > size - offset))
+      return false;
+  }
+  return true;
+}
+
 // The ocloc output of A, read back; its files removed unless kept.
 static void read_native(AotRun *run, AotImage *a) {
   char *bin = file_of(run, a, "bin");
@@ -431,12 +480,9 @@ static void read_native(AotRun *run, AotImage *a) {
   if (rc)
     a->error = format("ocloc wrote no native image for device %s (%s: %s)",
                       run->plan->devices[a->device].ocloc_name, bin, read_error_text(rc));
-  else if (a->native.size < 4 || memcmp(a->native.data,
-                                        "\x7f"
-                                        "ELF",
-                                        4))
-    a->error = format("ocloc's output for device %s is not an ELF file (%s)",
-                      run->plan->devices[a->device].ocloc_name, bin);
+  else if (!whole_elf(&a->native))
+    a->error = format("ocloc's output for device %s is not a whole ELF file (%s: %zu bytes)",
+                      run->plan->devices[a->device].ocloc_name, bin, a->native.size);
   if (!run->opts->keep_files) own_remove(bin);
   free(bin);
 }
