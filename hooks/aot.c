@@ -600,8 +600,8 @@ static void compile_one(void *arg, size_t k) {
 
 // Images through one ocloc process (`ocloc multi LIST`, one compile command line a line): an
 // ocloc process costs about 0.05 s of CPU to start (IGC's libraries) before its first compile,
-// a seventh of a small image's compile (issue 33: 40 images of 4 kernels took 17.0 s of CPU as
-// 40 processes, 14.8 s as one). Each job takes the next images as it finishes, as many as
+// 12% of a small image's 0.43 s (issue 33: 40 images of 4 kernels took 17.0 s of CPU as 40
+// processes, 14.8 s as one; bench/RESULTS.md). Each job takes the next images as it finishes, as many as
 // the remaining ones over twice the jobs (at most 16): big batches first, single images at
 // the end, so that no job is left with a long batch while the others wait (guided
 // scheduling: 40 images, 2 jobs: 10, 8, 6, 4, 3, 2, 2, then one at a time).
@@ -623,7 +623,8 @@ static bool append_list_word(Buffer *line, const char *arg) {
 }
 
 // One image's line of the list: its compile command line less "compile", the output named as
-// a file in -out_dir (multi writes an -output with a folder under a folder of its own).
+// a file in -out_dir (ocloc 22.43's multi writes no file for an -output holding a folder, and
+// exits 0; a bare name goes into a folder named after the list, in the current folder).
 static bool batch_line(const AotRun *run, const AotImage *a, Buffer *list) {
   StringList args = {0};
   ocloc_args(run, a, &args);
