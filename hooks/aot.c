@@ -4,8 +4,10 @@
 // It does not link, split or write the output: the images come finished from the hooks.
 #include "hooks/hooks.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,19 +426,122 @@ static char *command_text(const StringList *args) {
   return (char *)b.data;
 }
 
+// Whether B is a whole ELF file: its header, program and section header tables and every
+// section's bytes within it. An ocloc (or an --ocloc=PATH program) that exits 0 with a file
+// cut short, or a distributor's node that copied part of one back, is not taken as an image
+// (the magic alone let a 64-byte header into the output and the cache).
+static bool whole_elf(const Buffer *b) {
+  if (b->size < EI_NIDENT || memcmp(b->data, ELFMAG, SELFMAG)) return false;
+  uint64_t shoff, phoff, shnum, phnum, shentsize, phentsize, size = b->size;
+  if (b->data[EI_CLASS] == ELFCLASS64) {
+    Elf64_Ehdr h;
+    if (size < sizeof h) return false;
+    memcpy(&h, b->data, sizeof h);
+    shoff = h.e_shoff, phoff = h.e_phoff, shnum = h.e_shnum, phnum = h.e_phnum;
+    shentsize = h.e_shentsize, phentsize = h.e_phentsize;
+    if ((shnum && shentsize < sizeof(Elf64_Shdr)) || (phnum && phentsize < sizeof(Elf64_Phdr)))
+      return false;
+  } else if (b->data[EI_CLASS] == ELFCLASS32) {
+    Elf32_Ehdr h;
+    if (size < sizeof h) return false;
+    memcpy(&h, b->data, sizeof h);
+    shoff = h.e_shoff, phoff = h.e_phoff, shnum = h.e_shnum, phnum = h.e_phnum;
+    shentsize = h.e_shentsize, phentsize = h.e_phentsize;
+    if ((shnum && shentsize < sizeof(Elf32_Shdr)) || (phnum && phentsize < sizeof(Elf32_Phdr)))
+      return false;
+  } else {
+    return false;
+  }
+  // Counts and entry sizes are 16-bit: no product overflows.
+  if ((shnum && (shoff > size || shnum * shentsize > size - shoff)) ||
+      (phnum && (phoff > size || phnum * phentsize > size - phoff)))
+    return false;
+  for (uint64_t i = 0; i < shnum; i++) {
+    uint64_t type, offset, bytes;
+    const uint8_t *at = b->data + shoff + i * shentsize;
+    if (b->data[EI_CLASS] == ELFCLASS64) {
+      Elf64_Shdr s;
+      memcpy(&s, at, sizeof s);
+      type = s.sh_type, offset = s.sh_offset, bytes = s.sh_size;
+    } else {
+      Elf32_Shdr s;
+      memcpy(&s, at, sizeof s);
+      type = s.sh_type, offset = s.sh_offset, bytes = s.sh_size;
+    }
+    if (type != SHT_NOBITS && type != SHT_NULL && (offset > size || bytes > size - offset))
+      return false;
+  }
+  return true;
+}
+
+// Section I's type, offset, size and link in B (a whole_elf file).
+static void elf_section(const Buffer *b, uint64_t i, uint64_t *type, uint64_t *offset,
+                        uint64_t *size, uint64_t *link) {
+  if (b->data[EI_CLASS] == ELFCLASS64) {
+    Elf64_Ehdr h;
+    Elf64_Shdr s;
+    memcpy(&h, b->data, sizeof h);
+    memcpy(&s, b->data + h.e_shoff + i * h.e_shentsize, sizeof s);
+    *type = s.sh_type, *offset = s.sh_offset, *size = s.sh_size, *link = s.sh_link;
+  } else {
+    Elf32_Ehdr h;
+    Elf32_Shdr s;
+    memcpy(&h, b->data, sizeof h);
+    memcpy(&s, b->data + h.e_shoff + i * h.e_shentsize, sizeof s);
+    *type = s.sh_type, *offset = s.sh_offset, *size = s.sh_size, *link = s.sh_link;
+  }
+}
+
+// The first of KERNELS that no symbol of B (a whole_elf file) names, or NULL. The zebin names
+// each kernel it compiled: a native image is tied to its SPIR-V by them, so that another
+// image's output (a distributor's node that returned the wrong job's file, an ocloc script
+// that mixed its outputs up) is not taken for this one's.
+static const char *kernel_not_named(const Buffer *b, const StringList *kernels) {
+  bool wide = b->data[EI_CLASS] == ELFCLASS64;
+  uint16_t shnum;
+  memcpy(&shnum, b->data + (wide ? offsetof(Elf64_Ehdr, e_shnum) : offsetof(Elf32_Ehdr, e_shnum)),
+         sizeof shnum);
+  bool *named = xcalloc(kernels->count + 1, sizeof *named);
+  for (uint64_t i = 0; i < shnum; i++) {
+    uint64_t type, offset, size, link, str_type, str_offset, str_size, unused;
+    elf_section(b, i, &type, &offset, &size, &link);
+    if (type != SHT_SYMTAB || link >= shnum) continue;
+    elf_section(b, link, &str_type, &str_offset, &str_size, &unused);
+    if (str_type != SHT_STRTAB) continue;
+    const char *strings = (const char *)b->data + str_offset;
+    size_t entry = wide ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+    for (uint64_t at = 0; at + entry <= size; at += entry) {
+      uint32_t name;
+      memcpy(&name, b->data + offset + at, sizeof name); // st_name leads both layouts
+      if (name >= str_size) continue;
+      size_t len = strnlen(strings + name, str_size - name);
+      for (size_t k = 0; k < kernels->count; k++)
+        named[k] |= strlen(kernels->items[k]) == len &&
+                    !memcmp(kernels->items[k], strings + name, len);
+    }
+  }
+  const char *missing = NULL;
+  for (size_t k = 0; !missing && k < kernels->count; k++)
+    if (!named[k]) missing = kernels->items[k];
+  free(named);
+  return missing;
+}
+
 // The ocloc output of A, read back; its files removed unless kept.
 static void read_native(AotRun *run, AotImage *a) {
   char *bin = file_of(run, a, "bin");
+  const char *missing;
   int rc = read_file(bin, &a->native);
   if (rc)
     a->error = format("ocloc wrote no native image for device %s (%s: %s)",
                       run->plan->devices[a->device].ocloc_name, bin, read_error_text(rc));
-  else if (a->native.size < 4 || memcmp(a->native.data,
-                                        "\x7f"
-                                        "ELF",
-                                        4))
-    a->error = format("ocloc's output for device %s is not an ELF file (%s)",
-                      run->plan->devices[a->device].ocloc_name, bin);
+  else if (!whole_elf(&a->native))
+    a->error = format("ocloc's output for device %s is not a whole ELF file (%s: %zu bytes)",
+                      run->plan->devices[a->device].ocloc_name, bin, a->native.size);
+  else if ((missing = kernel_not_named(&a->native, &run->results[a->image].symbols)))
+    a->error = format("ocloc's output for device %s does not hold kernel %s of the image (%s): "
+                      "another image's",
+                      run->plan->devices[a->device].ocloc_name, missing, bin);
   if (!run->opts->keep_files) own_remove(bin);
   free(bin);
 }

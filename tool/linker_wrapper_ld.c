@@ -399,17 +399,19 @@ void collect_device_inputs(WrapperRun *run, StringList *device_inputs) {
         add_linker_script_inputs(&dirs, library, mode.static_only, &candidates);
     } else if (a[0] == '-') {
       i += takes_separate_value(a);
-    } else if (input_is_stream(a)) {
-      // Read here for its device code, a pipe would reach the host linker empty.
-      error(a, "a pipe or socket as a host input: the linker wrapper reads each input twice (its "
-               "device code, then the host linker); write it to a file first");
-    } else if (access(a, R_OK) == 0) {
+    } else if (input_is_stream(a) || access(a, R_OK) == 0) {
       strlist_push(&candidates, xstrdup(a));
     }
   }
   for (size_t i = 0; i < candidates.count; i++) {
     const char *embedded = strmap_get(&run->host_bitcode_device_code, candidates.items[i]);
-    if (embedded)
+    if (input_is_stream(candidates.items[i]))
+      // Read here for its device code, a pipe would reach the host linker empty: named, a
+      // -l library ld finds and a linker script's input alike.
+      error(candidates.items[i],
+            "a pipe or socket as a host input: the linker wrapper reads each input twice (its "
+            "device code, then the host linker); write it to a file first");
+    else if (embedded)
       strlist_push(device_inputs, xstrdup(embedded));
     else if (file_has_device_code(run, candidates.items[i], device_inputs) &&
              !strlist_contains(device_inputs, candidates.items[i]))
