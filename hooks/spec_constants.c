@@ -169,9 +169,16 @@ static LLVMTypeRef element_type(LLVMTypeRef t, unsigned i) {
                                                   : LLVMGetElementType(t);
 }
 
-static uint64_t element_offset(LLVMTargetDataRef dl, LLVMTypeRef t, unsigned i) {
+// The distance between an array's or vector's elements (0 for a struct), asked of the data
+// layout once per aggregate rather than once per element.
+static uint64_t element_stride(LLVMTargetDataRef dl, LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMStructTypeKind ? 0
+                                                  : LLVMABISizeOfType(dl, LLVMGetElementType(t));
+}
+
+static uint64_t element_offset(LLVMTargetDataRef dl, LLVMTypeRef t, uint64_t stride, unsigned i) {
   if (LLVMGetTypeKind(t) == LLVMStructTypeKind) return LLVMOffsetOfElement(dl, t, i);
-  return i * LLVMABISizeOfType(dl, LLVMGetElementType(t));
+  return i * stride;
 }
 
 // intel's mangleType: not the Itanium ABI, but unique per type, which is all it needs.
@@ -304,8 +311,10 @@ static void collect_leaves(LLVMTargetDataRef dl, LLVMValueRef c, uint64_t offset
   LLVMTypeRef t = LLVMTypeOf(c);
   if (is_aggregate(t)) {
     unsigned n = element_count(t);
+    uint64_t stride = element_stride(dl, t);
     for (unsigned i = 0; i < n; i++)
-      collect_leaves(dl, LLVMGetAggregateElement(c, i), offset + element_offset(dl, t, i), out);
+      collect_leaves(dl, LLVMGetAggregateElement(c, i), offset + element_offset(dl, t, stride, i),
+                     out);
     return;
   }
   if (out->count == out->capacity) {
@@ -453,10 +462,11 @@ static LLVMValueRef emit_native(Lowering *lw, SpecConstant *sc, LLVMTypeRef t, s
     return emit_call(lw, "__spirv_SpecConstant", t, args, 2, "");
   }
   unsigned n = element_count(t);
+  uint64_t stride = element_stride(lw->dl, t);
   LLVMValueRef *elements = xcalloc(n + 1, sizeof *elements);
   for (unsigned i = 0; i < n; i++) {
     LLVMTypeRef et = element_type(t, i);
-    uint64_t at = offset + element_offset(lw->dl, t, i);
+    uint64_t at = offset + element_offset(lw->dl, t, stride, i);
     if (leaf_at(leaves, at)) { // some leaf starts here
       elements[i] = emit_native(lw, sc, et, index, at, leaves);
       continue;
@@ -685,7 +695,8 @@ static void write_metadata(Lowering *lw) {
     num_large = 0;
     for (size_t k = 0; k < 3 * sc->num_descriptors; k++) {
       uint32_t v = sc->descriptors[k];
-      ops[k + 1] = v < lw->num_ints ? int_metadata(lw, v) : LLVMValueAsMetadata(large[num_large++]);
+      ops[k + 1] =
+          v < lw->num_ints ? int_metadata(lw, v) : LLVMValueAsMetadata(large[num_large++]);
     }
     free(large);
     LLVMAddNamedMetadataOperand(lw->m, ids_metadata,
