@@ -358,34 +358,6 @@ static LLVMMetadataRef int_metadata(Lowering *lw, uint32_t v) {
   return c->md;
 }
 
-// How many scalars of T a native lowering walks (each uses up an ID), at most SIZE_MAX.
-static size_t scalar_count(LLVMTypeRef t) {
-  if (!is_aggregate(t)) return 1;
-  unsigned n = element_count(t);
-  size_t sum = 0;
-  if (LLVMGetTypeKind(t) != LLVMStructTypeKind) {
-    size_t each = n ? scalar_count(LLVMGetElementType(t)) : 0;
-    return each && n > SIZE_MAX / each ? SIZE_MAX : n * each;
-  }
-  for (unsigned i = 0; i < n; i++) {
-    size_t c = scalar_count(LLVMStructGetTypeAtIndex(t, i));
-    sum = c > SIZE_MAX - sum ? SIZE_MAX : sum + c;
-  }
-  return sum;
-}
-
-// The i32s FIRST to FIRST + COUNT - 1 of a new constant's IDs, made in one run before its
-// calls: each is a probe of the context's large table of integers, and made in a row their
-// cache misses overlap, where between the calls' allocations each one waits alone. (An
-// element the default leaves undefined uses up one ID, not one per scalar: the extra
-// constants stay unused, and unused constants are not written.)
-static void make_ids(Lowering *lw, unsigned first, size_t count) {
-  if (count > (1u << 26) || count > UINT32_MAX - (size_t)first) return; // left to the walk
-  reserve_ints(lw, (size_t)first + count);
-  for (size_t v = first; v < (size_t)first + count; v++)
-    if (!lw->ints[v].value) lw->ints[v].value = LLVMConstInt(lw->i32, v, 0);
-}
-
 static LLVMValueRef emit_call(Lowering *lw, const char *base, LLVMTypeRef ret, LLVMValueRef *args,
                               unsigned n, const char *name) {
   // An array's scalars all call the getter the first one declared: no type or name made again.
@@ -617,7 +589,6 @@ static void lower_call(Lowering *lw, LLVMValueRef f, LLVMValueRef call) {
       sc->ids[0] = (ScalarId){lw->next_id, false};
       sc->num_ids = 1;
     }
-    if (is_new) make_ids(lw, lw->next_id, scalar_count(t));
     Leaves leaves = {0};
     collect_leaves(lw->dl, def, 0, &leaves);
     size_t index = 0;
@@ -680,25 +651,8 @@ static void write_metadata(Lowering *lw) {
     size_t n = 1 + 3 * sc->num_descriptors;
     LLVMMetadataRef *ops = xcalloc(n, sizeof *ops);
     ops[0] = LLVMMDStringInContext2(lw->ctx, sc->symbol, strlen(sc->symbol));
-    // In runs of one kind of call each (the integers, then their metadata), so that the
-    // probes of LLVM's tables overlap their cache misses instead of waiting one by one between
-    // other work. The values above the table (large offsets) wait in LARGE, in order.
-    size_t num_large = 0;
-    LLVMValueRef *large = xcalloc(3 * sc->num_descriptors + 1, sizeof *large);
-    for (size_t k = 0; k < 3 * sc->num_descriptors; k++) {
-      uint32_t v = sc->descriptors[k];
-      if (v >= lw->num_ints)
-        large[num_large++] = LLVMConstInt(lw->i32, v, 0);
-      else if (!lw->ints[v].value)
-        lw->ints[v].value = LLVMConstInt(lw->i32, v, 0);
-    }
-    num_large = 0;
-    for (size_t k = 0; k < 3 * sc->num_descriptors; k++) {
-      uint32_t v = sc->descriptors[k];
-      ops[k + 1] =
-          v < lw->num_ints ? int_metadata(lw, v) : LLVMValueAsMetadata(large[num_large++]);
-    }
-    free(large);
+    for (size_t k = 0; k < 3 * sc->num_descriptors; k++)
+      ops[k + 1] = int_metadata(lw, sc->descriptors[k]);
     LLVMAddNamedMetadataOperand(lw->m, ids_metadata,
                                 LLVMMetadataAsValue(lw->ctx, LLVMMDNodeInContext2(lw->ctx, ops, n)));
     free(ops);
