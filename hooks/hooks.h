@@ -101,6 +101,9 @@ typedef struct {
   bool from_cache;         // taken whole from the --cache-dir cache (for --stats)
 } ImageResult;
 
+// Frees what an ImageResult owns (not ERROR: the job that recorded it owns that).
+void image_result_free(ImageResult *r);
+
 // hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V
 // generation on the worker processes; results[i] for every emitted module.
 // SOURCES are the indexed completion sources (thin_link's, or index_definitions').

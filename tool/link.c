@@ -826,12 +826,8 @@ static int link_end(Link *l) {
   strlist_free(&l->files);
   for (size_t i = 0; i < l->r.num_modules; i++)
     buffer_free(&l->optimized[i]);
-  for (size_t i = 0; i < l->emitted; i++) {
-    free(l->results[i].spirv.data);
-    strlist_free(&l->results[i].symbols);
-    strlist_free(&l->results[i].imports);
-    propsets_free(&l->results[i].properties);
-  }
+  for (size_t i = 0; i < l->emitted; i++)
+    image_result_free(&l->results[i]);
   free(l->optimized);
   free(l->jobs_dir);
   free(l->distributor);

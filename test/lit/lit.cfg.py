@@ -37,21 +37,21 @@ if getattr(config, "tsan", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
 # Root in a private mount namespace (unshare -m): tests that need a small, full file system
 # mount a tmpfs there (`REQUIRES: mount`); nothing outside the test sees it.
 import subprocess
-try:
-    if subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4k tmpfs /mnt"],
-                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                      timeout=20).returncode == 0:
-        config.available_features.add("mount")
-except (OSError, subprocess.SubprocessError):
-    pass
+
+
+def feature_if_runs(feature, command):
+    """Adds FEATURE when COMMAND runs here and exits 0 (within 20 s)."""
+    try:
+        if subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          timeout=20).returncode == 0:
+            config.available_features.add(feature)
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+feature_if_runs("mount", ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4k tmpfs /mnt"])
 # Separate PID namespaces (root): two links that are both PID 1 beside each other (issue 30).
-try:
-    if subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"],
-                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                      timeout=20).returncode == 0:
-        config.available_features.add("pidns")
-except (OSError, subprocess.SubprocessError):
-    pass
+feature_if_runs("pidns", ["unshare", "--pid", "--fork", "--mount-proc", "true"])
 # strace, for the hostile directory test (reliability/hostile-directory.test).
 import shutil
 if shutil.which("strace"):
