@@ -315,6 +315,8 @@ void output_rule_reset(void);
 // a FIFO is), or a path an earlier check_output_path of this run named (two options writing
 // one file); then removes the temporaries dead processes left beside PATH.
 void check_output_path(const char *path, const char *option);
+// Whether PATH is the null device (or a node of it elsewhere): written there, output is discarded.
+bool output_is_null_device(const char *path);
 // check_output_path without the look for dead processes' temporaries of PATH, which reads
 // its whole directory: for a directory its owner sweeps (a link's jobs directory, where each
 // of thousands of jobs checks its outputs).

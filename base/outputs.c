@@ -35,6 +35,10 @@ static bool is_null_device_path(const char *path) {
   return stat(path, &st) == 0 && is_null_device(&st);
 }
 
+bool output_is_null_device(const char *path) {
+  return is_null_device_path(path);
+}
+
 // The paths this run will write, each with the option that asks for it, under one spelling
 // (the real path of its directory, then its name): two options naming one file would leave
 // only the last one written (-o X --time-trace=X wrote the trace, exit 0, no program).

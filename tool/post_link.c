@@ -684,6 +684,13 @@ static void check_post_link_outputs(const PostLink *p) {
     else
       require_standard_output(); // the table (or the one module) is written there
   if (p->ir_output_only) return;
+  // The modules and their files are named after the table, beside it: for the null device
+  // that is /dev/null_0.bc and the like, files in /dev (intel's tool writes them there).
+  for (size_t t = 0; t < p->num_tables; t++)
+    if (output_is_null_device(p->tables[t].file))
+      fatal(p->tables[t].file, "-o names the null device, but the modules are written beside "
+                               "the table as %s_N.bc; name a file in a folder to write them in",
+            p->prefix);
   char *option = format("-o %s (a module's file)", p->output);
   check_derived_outputs(p->prefix, is_module_file, p, option);
   free(option);
