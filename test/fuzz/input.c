@@ -45,7 +45,6 @@ static void llvm_fatal(const char *reason) {
 
 // The sanitizers' interface, when linked in; else NULL.
 __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
-__attribute__((weak)) void __sanitizer_set_report_path(const char *path);
 
 static LLVMBool (*real_read)(LLVMContextRef, LLVMMemoryBufferRef, LLVMModuleRef *);
 
@@ -73,7 +72,8 @@ static bool transfer(int fd, void *data, size_t size, bool out) {
 // It does not report or write libFuzzer's crash files: it only dies, and its parent sees it.
 static void helper_loop(int in, int out) {
   if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(helper_exit);
-  if (__sanitizer_set_report_path) __sanitizer_set_report_path("/dev/null");
+  // Its reports go to standard error, made the null device here. (A report path of
+  // "/dev/null" made the sanitizer write files /dev/null.PID, in /dev.)
   int null = open("/dev/null", O_WRONLY);
   dup2(null, 2);
   const int deadly[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
