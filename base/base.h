@@ -126,9 +126,14 @@ int own_rename(const char *from, const char *to, bool to_on_failure);
 int own_remove(const char *path);
 // PATH is no longer this run's to remove (it went to someone else).
 void own_forget(const char *path);
+// PATH, a folder this run made, is handed over to the tools it runs as their working folder
+// (ocloc's): whatever they leave in it is this run's to remove with it (own_empty_dir, a
+// failure's clean-up), of any type, without following a link, opening a FIFO or crossing a
+// mount. 0, or -EPERM when PATH is not such a folder.
+int own_hand_over_dir(const char *path);
 // Removes a folder this run made, with what this run made in it (files, expected names,
-// folders made in it, at any depth); what it did not make stays, and so does the folder
-// (-ENOTEMPTY). 0, or a negative errno.
+// folders made in it, at any depth; everything, in a folder handed over); what it did not make
+// stays, and so does the folder (-ENOTEMPTY). 0, or a negative errno.
 int own_empty_dir(const char *path);
 // What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
 // run did not make but own_remove_at's (the cache's); the caller has proved the owner dead. A regular

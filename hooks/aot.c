@@ -812,6 +812,9 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
       const char *tmp = getenv("TMPDIR");
       dir = make_temp_dir(tmp && *tmp ? tmp : "/tmp", "sycl-thinlto-aot");
     }
+    // ocloc (or the --ocloc program, a distributor's job) works in it and may leave there
+    // what it likes, FIFOs and folders too: the folder goes whole.
+    if (made && own_hand_over_dir(dir)) die("%s: not a folder of this run's", dir);
     AotRun run = {.plan = plan, .opts = o, .results = results, .images = images, .dir = dir};
     if (o->distributor) {
       run_distributed(&run, todo, num_todo);
