@@ -141,6 +141,15 @@ int main(void) {
   spirv_kind.image_kind = IMG_SPIRV;
   check_refused((OffloadEntry[]){spirv_kind}, 1, "entry 0: image kind 6",
                 "an entry of another image kind");
+  // Layout v1 (a SYBI header inside one v1 entry of kind IMG_SYCLBIN): known, not read.
+  Buffer v1 = {0};
+  offload_binary_append(&v1, &(OffloadEntry){.image_kind = IMG_SYCLBIN, .offload_kind = OFK_SYCL,
+                                             .image = (const uint8_t *)"IBYS", .image_size = 4});
+  check(is_syclbin(v1.data, v1.size) && syclbin_read(v1.data, v1.size, &s, &why) == -1 &&
+            strstr(why, "layout v1"),
+        "a layout v1 file is known as a SYCLBIN file and refused as v1");
+  free(why);
+  free(v1.data);
   propsets_free(&none);
   return checks_result();
 }
