@@ -599,7 +599,8 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv, const AotPlan
       strlist_push(&l->files, xstrdup(o->inputs.items[i]));
     for (size_t i = 0; i < l->device_libs.count; i++)
       strlist_push(&l->files, xstrdup(l->device_libs.items[i]));
-    relink_begin(&l->relink, l->cachep, argv, o->groups, o->num_groups, &l->files, o->output);
+    relink_begin(&l->relink, l->cachep, argv, o->groups, o->num_groups, &l->files, o->output,
+                 l->jobs);
   }
 }
 

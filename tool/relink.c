@@ -17,8 +17,53 @@
 // in place with its old size and modification time still shows. A file changed less than
 // RACY_NS before the link read it is never trusted by identity (a write in the same tick of
 // the file system's clock leaves the times as they were): the link is not recorded.
-enum { RECORD_VERSION = 2 }; // 2: the output's identity
+enum { RECORD_VERSION = 3 }; // 2: the output's identity; 3: the output in pieces
 static const int64_t RACY_NS = 1000000000;
+
+// The output is recorded in pieces (about 64 of them, of whole 512-byte blocks, at most 4 MiB
+// each; the last one shorter), each with the content key of its bytes and its copy in the cache
+// under that key: the pieces are hashed, stored and read back on every thread of the link
+// (-j), where one key of the whole output took one thread two passes over it (its key, then
+// the cache entry's checksum) after the link. Pieces the last link stored already are stored
+// again (the entry is checked on reading, and its write time keeps it from being pruned).
+static uint64_t piece_bytes(uint64_t size) {
+  uint64_t piece = (size / 64 + 511) / 512 * 512;
+  return piece < 512 ? 512 : piece > (4u << 20) ? 4u << 20 : piece;
+}
+
+static size_t piece_count(uint64_t size) {
+  return (size_t)((size + piece_bytes(size) - 1) / piece_bytes(size));
+}
+
+typedef struct {
+  const uint8_t *data; // the output's bytes: hashed (and stored), or read back into PIECES
+  uint64_t size;
+  char (*keys)[CACHE_KEY_SIZE];
+  const Cache *cache; // stored under their keys as they are hashed; NULL: only hashed
+  Buffer *pieces;     // read back: each piece's entry, or empty for a miss
+} Pieces;
+
+static size_t piece_size(const Pieces *p, size_t i) {
+  uint64_t piece = piece_bytes(p->size), at = (uint64_t)i * piece;
+  return (size_t)(p->size - at < piece ? p->size - at : piece);
+}
+
+static void hash_piece(void *arg, size_t i) {
+  Pieces *p = arg;
+  const uint8_t *at = p->data + (size_t)(i * piece_bytes(p->size));
+  size_t size = piece_size(p, i);
+  cache_content_key(at, size, p->keys[i]);
+  if (p->cache) cache_store(p->cache, "relinkout", p->keys[i], &(Buffer){(uint8_t *)at, size, false});
+}
+
+static void read_piece(void *arg, size_t i) {
+  Pieces *p = arg;
+  if (cache_get(p->cache, "relinkout", p->keys[i], &p->pieces[i])) return;
+  if (p->pieces[i].size != piece_size(p, i)) {
+    free(p->pieces[i].data);
+    p->pieces[i] = (Buffer){0};
+  }
+}
 
 typedef struct {
   uint64_t dev, ino, size;
@@ -80,8 +125,9 @@ static bool ignored_option(const char *arg) {
 }
 
 void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *groups,
-                  size_t num_groups, const StringList *files, const char *output) {
-  *rl = (Relink){.cache = cache, .output = output, .files = files, .started_ns = now_ns()};
+                  size_t num_groups, const StringList *files, const char *output, int jobs) {
+  *rl = (Relink){
+      .cache = cache, .output = output, .files = files, .started_ns = now_ns(), .jobs = jobs};
   CacheHasher h;
   cache_hash_init(&h);
   cache_hash_tool(&h, "relink 1");
@@ -110,17 +156,19 @@ void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *g
   }
 }
 
-// The record: the time its identities were taken, the output's content key and size, the
-// output's identity as the link left it, then per file its identity and content key (in the
-// order of FILES, which the link key fixes).
+// The record: the time its identities were taken, the output's size and number of pieces,
+// the output's identity as the link left it, each piece's content key, then per file its
+// identity and content key (in the order of FILES, which the link key fixes).
 static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CACHE_KEY_SIZE],
-                         const char *output_key, uint64_t output_size, const Identity *output_id,
-                         int64_t taken_ns) {
+                         char (*piece_keys)[CACHE_KEY_SIZE], uint64_t output_size,
+                         const Identity *output_id, int64_t taken_ns) {
   Buffer b = {0};
-  uint64_t head[3] = {RECORD_VERSION, (uint64_t)taken_ns, output_size};
+  size_t n_pieces = piece_count(output_size);
+  uint64_t head[4] = {RECORD_VERSION, (uint64_t)taken_ns, output_size, n_pieces};
   record_put(&b, head, sizeof head);
-  record_put(&b, output_key, CACHE_KEY_SIZE);
   record_put(&b, output_id, sizeof *output_id);
+  for (size_t i = 0; i < n_pieces; i++)
+    record_put(&b, piece_keys[i], CACHE_KEY_SIZE);
   for (size_t i = 0; i < rl->files->count; i++) {
     record_put(&b, &ids[i], sizeof ids[i]);
     record_put(&b, keys[i], CACHE_KEY_SIZE);
@@ -129,25 +177,74 @@ static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CAC
   free(b.data);
 }
 
+// True when the file at PATH holds SIZE bytes whose pieces have the content keys KEYS.
+static bool output_matches(const Relink *rl, const char *path, uint64_t size,
+                           char (*keys)[CACHE_KEY_SIZE]) {
+  Buffer b;
+  if (map_file(path, &b)) return false;
+  bool same = b.size == size;
+  if (same) {
+    size_t n = piece_count(size);
+    char(*now)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
+    Pieces p = {.data = b.data, .size = size, .keys = now};
+    parallel_for(n, rl->jobs, hash_piece, &p);
+    for (size_t i = 0; same && i < n; i++)
+      same = !strcmp(now[i], keys[i]);
+    free(now);
+  }
+  buffer_free(&b);
+  return same;
+}
+
+// The output of the record, from its pieces in the cache: 0 and OUT, or -1 (a piece missing or
+// damaged).
+static int output_from_cache(const Relink *rl, uint64_t size, char (*keys)[CACHE_KEY_SIZE],
+                             Buffer *out) {
+  size_t n = piece_count(size);
+  Pieces p = {.size = size, .keys = keys, .cache = rl->cache,
+              .pieces = xcalloc(n ? n : 1, sizeof(Buffer))};
+  parallel_for(n, rl->jobs, read_piece, &p);
+  bool ok = true;
+  for (size_t i = 0; i < n; i++)
+    ok = ok && p.pieces[i].data;
+  *out = (Buffer){0};
+  if (ok) {
+    out->data = xmalloc(size ? size : 1);
+    for (size_t i = 0; i < n; i++)
+      memcpy(out->data + (size_t)(i * piece_bytes(size)), p.pieces[i].data, p.pieces[i].size);
+    out->size = size;
+  }
+  for (size_t i = 0; i < n; i++)
+    free(p.pieces[i].data);
+  free(p.pieces);
+  return ok ? 0 : -1;
+}
+
 bool relink_reuse(Relink *rl) {
   Buffer record;
   if (cache_get(rl->cache, "relink", rl->key, &record)) return false;
   size_t n = rl->files->count;
   Identity *ids = rl->ids, *recorded = xcalloc(n ? n : 1, sizeof(Identity));
   char(*keys)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
-  char output_key[CACHE_KEY_SIZE];
+  char(*piece_keys)[CACHE_KEY_SIZE] = NULL;
   Identity output_id;
   RecordReader r = {record.data, record.data + record.size, false};
   size_t size;
   const uint8_t *p = record_get(&r, &size);
-  uint64_t head[3];
+  uint64_t head[4];
   bool ok = p && size == sizeof head;
   if (ok) memcpy(head, p, sizeof head);
-  ok = ok && head[0] == RECORD_VERSION;
-  ok = ok && (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
-  if (ok) memcpy(output_key, p, CACHE_KEY_SIZE);
+  // The count of pieces is the size's, and checked against the record's size before it
+  // sizes an array.
+  ok = ok && head[0] == RECORD_VERSION && head[3] == piece_count(head[2]) &&
+       head[3] <= record.size / CACHE_KEY_SIZE;
   ok = ok && (p = record_get(&r, &size)) && size == sizeof(Identity);
   if (ok) memcpy(&output_id, p, sizeof(Identity));
+  if (ok) piece_keys = xcalloc(head[3] ? head[3] : 1, CACHE_KEY_SIZE);
+  for (uint64_t i = 0; ok && i < head[3]; i++) {
+    ok = (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
+    if (ok) memcpy(piece_keys[i], p, CACHE_KEY_SIZE);
+  }
   for (size_t i = 0; ok && i < n; i++) {
     ok = (p = record_get(&r, &size)) && size == sizeof(Identity);
     if (ok) memcpy(&recorded[i], p, sizeof(Identity));
@@ -177,19 +274,17 @@ bool relink_reuse(Relink *rl) {
   bool kept = ok && !hashed && !identity_of(rl->output, &now_id) &&
               same_identity(&now_id, &output_id);
   bool checked = false; // the output's content hashed and found the record's
-  if (kept && is_racy(&now_id, (int64_t)head[1])) {
-    char key[CACHE_KEY_SIZE];
-    kept = checked = !content_key(rl->output, key) && !strcmp(key, output_key);
-  }
+  if (kept && is_racy(&now_id, (int64_t)head[1]))
+    kept = checked = output_matches(rl, rl->output, head[2], piece_keys);
   Buffer out = {0};
   if (kept) {
     note("relink: %zu input(s) unchanged (%zu hashed): the output is the last link's, left as "
          "it is", n, hashed);
     // Its identity checked by content now: recorded again, trusted by the next link's stat.
     if (checked && rl->recordable && !is_racy(&now_id, rl->started_ns))
-      record_write(rl, ids, keys, output_key, head[2], &now_id, rl->started_ns);
+      record_write(rl, ids, keys, piece_keys, head[2], &now_id, rl->started_ns);
   } else {
-    ok = ok && !cache_get(rl->cache, "relinkout", output_key, &out) && out.size == head[2];
+    ok = ok && !output_from_cache(rl, head[2], piece_keys, &out);
   }
   if (ok && !kept) {
     int rc = write_output_atomic(rl->output, out.data, out.size);
@@ -199,9 +294,10 @@ bool relink_reuse(Relink *rl) {
     // Recorded with the output's new identity, and the identities that changed with the same
     // content, once they can be trusted.
     if (rl->recordable && !identity_of(rl->output, &now_id))
-      record_write(rl, ids, keys, output_key, out.size, &now_id, rl->started_ns);
+      record_write(rl, ids, keys, piece_keys, out.size, &now_id, rl->started_ns);
   }
   free(out.data);
+  free(piece_keys);
   if (rl->recorded != recorded) {
     free(recorded);
     free(keys);
@@ -241,10 +337,12 @@ void relink_record(Relink *rl) {
   Identity output_id; // before its bytes are read: a write after this shows in its identity
   ok = ok && !identity_of(rl->output, &output_id) && !map_file(rl->output, &out);
   if (ok) {
-    char output_key[CACHE_KEY_SIZE];
-    cache_content_key(out.data, out.size, output_key);
-    cache_store(rl->cache, "relinkout", output_key, &out);
-    record_write(rl, ids, keys, output_key, out.size, &output_id, rl->started_ns);
+    size_t n_pieces = piece_count(out.size);
+    char(*piece_keys)[CACHE_KEY_SIZE] = xcalloc(n_pieces ? n_pieces : 1, CACHE_KEY_SIZE);
+    Pieces p = {.data = out.data, .size = out.size, .keys = piece_keys, .cache = rl->cache};
+    parallel_for(n_pieces, rl->jobs, hash_piece, &p);
+    record_write(rl, ids, keys, piece_keys, out.size, &output_id, rl->started_ns);
+    free(piece_keys);
     buffer_free(&out);
     note("relink: link recorded, %zu of %zu input(s) hashed", hashed, n);
   }
