@@ -537,6 +537,10 @@ void cache_prune(const Cache *c);
 // On up to JOBS threads.
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
                             StrMap *linked, int jobs);
+// True when the entry KIND-KEY is there with the size of a SIZE-byte payload's entry; its
+// modification time is then made now (pruning by age spares it). Its bytes are not read:
+// one damaged is a miss when it is read (cache_get), and its reader removes it.
+bool cache_refresh(const Cache *c, const char *kind, const char *key, uint64_t size);
 // Removes the entry KIND-KEY if it is still the file SEEN (one found damaged).
 void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
                           const struct stat *seen);
