@@ -339,6 +339,10 @@ double now_seconds(void);
 // Hands the pages of freed heap memory back to the system (glibc keeps them otherwise,
 // wherever a live block above them pins the heap): called after a stage frees much.
 void release_free_memory(void);
+// Before the first thread: glibc's heaps are grown and shrunk 64 MiB at a time, not at each
+// free() that empties a heap's top (each shrink and regrowth takes the address space's lock,
+// which every thread's page faults wait on).
+void heap_steps_for_threads(void);
 
 // A hash table from string to pointer (FNV-1a, open addressing); keys are copied.
 typedef struct {

@@ -544,6 +544,7 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv, const AotPlan
     if (translator_check_version(l->llvm_spirv, &why)) fatal(l->llvm_spirv, "%s", why);
   }
   LLVMInstallFatalErrorHandler(llvm_fatal_error);
+  heap_steps_for_threads(); // before the stages' threads (bench/RESULTS.md, issue 32)
   check_output_writable(o->output);
   CachePolicy policy;
   char *why;
