@@ -344,6 +344,10 @@ double now_seconds(void);
 // Hands the pages of freed heap memory back to the system (glibc keeps them otherwise,
 // wherever a live block above them pins the heap): called after a stage frees much.
 void release_free_memory(void);
+// Before the first thread: glibc's heaps are grown and shrunk 64 MiB at a time, not at each
+// free() that empties a heap's top (each shrink and regrowth takes the address space's lock,
+// which every thread's page faults wait on).
+void heap_steps_for_threads(void);
 
 // A hash table from string to pointer (FNV-1a, open addressing); keys are copied.
 typedef struct {
@@ -542,6 +546,10 @@ void cache_prune(const Cache *c);
 // On up to JOBS threads.
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
                             StrMap *linked, int jobs);
+// True when the entry KIND-KEY is there with the size of a SIZE-byte payload's entry; its
+// modification time is then made now (pruning by age spares it). Its bytes are not read:
+// one damaged is a miss when it is read (cache_get), and its reader removes it.
+bool cache_refresh(const Cache *c, const char *kind, const char *key, uint64_t size);
 // Removes the entry KIND-KEY if it is still the file SEEN (one found damaged).
 void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
                           const struct stat *seen);
