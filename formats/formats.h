@@ -212,8 +212,11 @@ typedef struct {
 void read_input_file(InputSet *set, const char *path, bool is_library);
 // The same for every file of PATHS, in order, those from FIRST_LIBRARY on as --device-libs;
 // the files are read JOBS at a time (a relink reads a thousand unchanged files), their
-// images found in order, so the first file in error is the one a serial read reports.
-void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs);
+// images found in order, so the first file in error is the one a serial read reports. KEYS
+// (or NULL): for each path whose WANT is set, the content key (cache_content_key) of the
+// bytes read.
+void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs,
+                      const bool *want, char (*keys)[CACHE_KEY_SIZE]);
 // The same for a file's bytes, named ORIGIN in messages; the images point into DATA.
 void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
                       bool is_library);

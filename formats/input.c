@@ -586,17 +586,22 @@ typedef struct {
   const StringList *paths;
   Buffer *files;
   int *rc;
+  const bool *want;
+  char (*keys)[CACHE_KEY_SIZE];
 } ReadJob;
 
-// Runs on a worker thread: reads file I into files[i] only.
+// Runs on a worker thread: reads file I into files[i] (and its key into keys[i]) only.
 static void read_one(void *arg, size_t i) {
   ReadJob *job = arg;
   job->rc[i] = read_file(job->paths->items[i], &job->files[i]);
+  if (job->rc[i] >= 0 && job->keys && job->want[i])
+    cache_content_key(job->files[i].data, job->files[i].size, job->keys[i]);
 }
 
-void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs) {
+void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs,
+                      const bool *want, char (*keys)[CACHE_KEY_SIZE]) {
   size_t n = paths->count ? paths->count : 1;
-  ReadJob job = {paths, xcalloc(n, sizeof(Buffer)), xcalloc(n, sizeof(int))};
+  ReadJob job = {paths, xcalloc(n, sizeof(Buffer)), xcalloc(n, sizeof(int)), want, keys};
   parallel_for(paths->count, jobs, read_one, &job);
   // In order, as one file after the other: the first file in error is the one reported.
   for (size_t i = 0; i < paths->count; i++) {

@@ -637,7 +637,9 @@ static void read_inputs(Link *l) {
     strlist_push(&paths, l->o->inputs.items[i]);
   for (size_t i = 0; i < l->device_libs.count; i++)
     strlist_push(&paths, l->device_libs.items[i]);
-  read_input_files(&l->inputs, &paths, l->o->inputs.count, l->jobs);
+  // A file changed just before the link: the record takes the key of the bytes read here.
+  read_input_files(&l->inputs, &paths, l->o->inputs.count, l->jobs,
+                   l->relinks ? l->relink.racy : NULL, l->relinks ? l->relink.read_keys : NULL);
   free(paths.items);
   if (l->inputs.mixed) input_set_keep_target(&l->inputs, l->inputs.prefer_target);
   size_t user_images = 0;

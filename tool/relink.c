@@ -16,7 +16,9 @@
 // identity differs. The status-change time is what `touch -r` cannot set back: a file written
 // in place with its old size and modification time still shows. A file changed less than
 // RACY_NS before the link read it is never trusted by identity (a write in the same tick of
-// the file system's clock leaves the times as they were): the link is not recorded.
+// the file system's clock leaves the times as they were): the link records the content key
+// of the bytes it read of it (the input stage hashes them), and the next link hashes the
+// file again whatever its identity (is_racy against the record's time).
 enum { RECORD_VERSION = 3 }; // 2: the output's identity; 3: the output in pieces
 static const int64_t RACY_NS = 1000000000;
 
@@ -170,9 +172,12 @@ void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *g
   // records and output copies would never serve. The next link to the same output is.
   struct stat st;
   rl->recordable = lstat(output, &st) == 0;
+  rl->racy = xcalloc(files->count ? files->count : 1, sizeof(bool));
+  rl->read_keys = xcalloc(files->count ? files->count : 1, CACHE_KEY_SIZE);
   for (size_t i = 0; i < files->count; i++) {
     Identity *id = &((Identity *)rl->ids)[i];
-    if (identity_of(files->items[i], id) || is_racy(id, rl->started_ns)) rl->recordable = false;
+    if (identity_of(files->items[i], id)) rl->recordable = false;
+    rl->racy[i] = is_racy(id, rl->started_ns);
   }
 }
 
@@ -350,11 +355,17 @@ void relink_record(Relink *rl) {
   size_t hashed = 0;
   for (size_t i = 0; ok && i < n; i++) {
     Identity now;
-    // A file changed since the link read it has another identity (it was not racy), and is
-    // not recorded. One whose identity is the last record's has that record's content key;
-    // any other is hashed now.
+    // A file changed since the link read it has another identity (unless it was racy), and
+    // is not recorded. One whose identity is the last record's has that record's content
+    // key; any other is hashed now.
     ok = !identity_of(rl->files->items[i], &now) && same_identity(&now, &ids[i]);
-    if (ok && as_recorded(rl, i)) {
+    if (ok && rl->racy[i]) {
+      // The bytes the link read: the file now may hold a write of the same tick. The input
+      // stage hashed them (none there: not recorded).
+      ok = rl->read_keys[i][0] != 0;
+      if (ok) memcpy(keys[i], rl->read_keys[i], CACHE_KEY_SIZE);
+      hashed++;
+    } else if (ok && as_recorded(rl, i)) {
       memcpy(keys[i], rl->recorded_keys[i], CACHE_KEY_SIZE);
     } else if (ok) {
       ok = !content_key(rl->files->items[i], keys[i]);
@@ -380,6 +391,10 @@ void relink_record(Relink *rl) {
 }
 
 void relink_free(Relink *rl) {
+  free(rl->racy);
+  free(rl->read_keys);
+  rl->racy = NULL;
+  rl->read_keys = NULL;
   free(rl->ids);
   free(rl->recorded);
   free(rl->recorded_keys);

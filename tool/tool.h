@@ -112,9 +112,13 @@ typedef struct {
   void *recorded;
   char (*recorded_keys)[CACHE_KEY_SIZE];
   int64_t recorded_ns;
-  bool recordable; // every file regular and not changed just now (its identity can be
-                   // trusted), and the output there before the link
-  int jobs;        // threads for the output's pieces: hashed, stored and read in parallel
+  bool recordable; // every file regular, and the output there before the link
+  // Per file: changed less than a second before the link (its identity cannot be trusted):
+  // its content key is taken from the bytes the link read (read_keys, by the input stage),
+  // not from the file after the link, and the next link hashes it again.
+  bool *racy;
+  char (*read_keys)[CACHE_KEY_SIZE];
+  int jobs; // threads for the output's pieces: hashed, stored and read in parallel
 } Relink;
 
 // Before the link reads anything: the link's key from its arguments (those that change only
