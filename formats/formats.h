@@ -28,10 +28,13 @@ extern "C" {
 #define SPLIT_DUMMY_METADATA "sycl-dummy-image"
 
 //
-// formats/offload_binary.c — OffloadBinary v1 (llvm/Object/OffloadBinary.h)
+// formats/offload_binary.c — OffloadBinary v1 (llvm/Object/OffloadBinary.h) and v2
 //
 
-enum { IMG_NONE = 0, IMG_OBJECT, IMG_BITCODE, IMG_CUBIN, IMG_FATBINARY, IMG_PTX, IMG_SPIRV };
+// IMG_SYCLBIN is intel's (its OffloadBinary.h puts it after IMG_SPIRV): every entry of a
+// SYCLBIN file has it.
+enum { IMG_NONE = 0, IMG_OBJECT, IMG_BITCODE, IMG_CUBIN, IMG_FATBINARY, IMG_PTX, IMG_SPIRV,
+       IMG_SYCLBIN };
 enum { OFK_OPENMP = 1, OFK_CUDA = 2, OFK_HIP = 4, OFK_SYCL = 8 };
 
 typedef struct {
@@ -59,7 +62,82 @@ const char *offload_entry_get(const OffloadEntry *e, const char *key);
 // The texts and the array.
 void offload_strings_free(OffloadString *strings, size_t count);
 const char *image_kind_name(uint16_t kind); // "spirv", "bitcode", ...
+// Version 2 (LLVM 23; LLVM 22 and the link read version 1 only): one binary holding several
+// entries, each string value with its size. The version of the binary DATA begins with (0: not
+// an OffloadBinary).
+uint32_t offload_binary_version(const uint8_t *data, size_t size);
+// Appends one v2 binary holding ENTRIES (strings in the order given) to OUT.
+void offload_binary_write_v2(Buffer *out, const OffloadEntry *entries, size_t count);
+// Parses the one v2 binary DATA begins with. Unlike v1's, the entries' texts are copies
+// (offload_strings_free); the images point into DATA. 0, or -1 with *errmsg (malloc'd).
+int offload_binary_parse_v2(const uint8_t *data, size_t size, OffloadEntry **entries,
+                            size_t *count, char **errmsg);
 const char *offload_kind_name(uint16_t kind); // "openmp", "cuda", "hip", "sycl", "unknown"
+
+//
+// formats/syclbin.c — intel's SYCLBIN files, layout v2 (sycl/doc/design/SYCLBINDesign.md)
+//
+// One OffloadBinary v2 whose every entry is IMG_SYCLBIN, OFK_SYCL, with a "role" key: one
+// global_metadata entry ([SYCLBIN/global metadata] state), and per abstract module (am_index)
+// one am_metadata entry (its property sets, .prop text) and its ir entries (ir_type, triple;
+// SPIR-V) or native ones (arch, triple; AOT), whose images are [u64 LE metadata size]
+// [.prop text of SYCLBIN/ir module metadata or .../native device code image metadata][bytes].
+
+// The bundle states (sycl::bundle_state), as [SYCLBIN/global metadata] state holds them.
+enum { SYCLBIN_INPUT = 0, SYCLBIN_OBJECT = 1, SYCLBIN_EXECUTABLE = 2 };
+enum { SYCLBIN_IR_SPIRV = 0 }; // ir_type: 0 SPIR-V, 1 PTX, 2 AMDGCN
+const char *syclbin_state_name(uint32_t state); // "input", "object", "executable"; NULL
+// An OffloadBinary (v1 or v2) whose first entry is IMG_SYCLBIN: a SYCLBIN file of either layout.
+bool is_syclbin(const uint8_t *data, size_t size);
+// What is said of a SYCLBIN file given to a link, in the design document's words.
+#define SYCLBIN_LINK_REFUSED                                                                   \
+  "linking SYCLBIN files is not supported: intel's SYCLBIN design document "                  \
+  "(sycl/doc/design/SYCLBINDesign.md) does not define it (\"TODO: Describe the details of "    \
+  "linking SYCLBIN files.\")"
+
+// One image to write, an abstract module of its own (intel's writer makes one per image too).
+typedef struct {
+  const PropertySets *properties; // the module's metadata: the image's property sets
+  bool native;                    // an AOT image (role native, ARCH); else SPIR-V (role ir)
+  const char *triple, *arch;
+  const uint8_t *image;
+  size_t size;
+} SyclbinImage;
+// Appends the SYCLBIN file of IMAGES in bundle state STATE to OUT. 0, or -1 with *errmsg (a
+// property set or name intel's .prop reader cannot read).
+int syclbin_write(Buffer *out, uint32_t state, const SyclbinImage *images, size_t count,
+                  char **errmsg);
+
+// A SYCLBIN file as read (inspect): the texts point into ENTRIES, the bytes into the file's.
+typedef struct {
+  size_t entry; // its OffloadBinary entry
+  bool native;
+  uint32_t ir_type; // ir
+  const char *triple, *arch;
+  PropertySets metadata; // SYCLBIN/ir module metadata or SYCLBIN/native ... metadata
+  const uint8_t *bytes;
+  size_t size;
+} SyclbinReadImage;
+typedef struct {
+  size_t entry;          // its am_metadata entry
+  PropertySets metadata; // its property sets
+  SyclbinReadImage *images;
+  size_t num_images;
+} SyclbinModule;
+typedef struct {
+  uint32_t state;
+  PropertySets global;
+  size_t global_entry;
+  SyclbinModule *modules; // by am_index
+  size_t num_modules;
+  OffloadEntry *entries;
+  size_t num_entries;
+} Syclbin;
+// Reads a layout v2 file as intel's reader checks it (one global_metadata entry, one
+// am_metadata entry per am_index, indices 0 to N-1, every entry IMG_SYCLBIN and OFK_SYCL).
+// 0, or -1 with *errmsg naming the entry.
+int syclbin_read(const uint8_t *data, size_t size, Syclbin *out, char **errmsg);
+void syclbin_free(Syclbin *s);
 
 //
 // formats/archive.c — static archives (ar, GNU long-name table)

@@ -526,6 +526,8 @@ static void read_contents(InputSet *set, const char *origin, const uint8_t *data
   bool is_member = depth > 0;
   if (is_archive(data, size))
     read_archive(set, origin, data, size, is_library, depth);
+  else if (is_syclbin(data, size))
+    fatal(origin, "a SYCLBIN file: %s", SYCLBIN_LINK_REFUSED);
   else if (is_offload_binary(data, size))
     read_offload_binaries(set, origin, "", data, size, is_library);
   else if (is_bitcode(data, size))

@@ -1,5 +1,6 @@
-// OffloadBinary v1 (llvm/Object/OffloadBinary.h): parses concatenated blobs, writes one blob.
-// It does not decide which images are linked (input.c) nor what their keys mean (output.c).
+// OffloadBinary v1 (llvm/Object/OffloadBinary.h): parses concatenated blobs, writes one blob;
+// and version 2 (LLVM 23's, several entries in one binary), which SYCLBIN files use. It does
+// not decide which images are linked (input.c) nor what their keys mean (output.c, syclbin.c).
 #include "formats/formats.h"
 
 #include <stdlib.h>
@@ -12,6 +13,9 @@ enum {
                           // num_strings:u64 image_offset:u64 image_size:u64
   STRING_ENTRY_SIZE = 16, // key_offset:u64 value_offset:u64
   BLOB_ALIGNMENT = 8,
+  // Version 2: the header's two last fields are entries_offset:u64 entries_count:u64; the
+  // entries (ENTRY_SIZE each) follow one another; a string entry adds value_size:u64.
+  STRING_ENTRY_V2_SIZE = 24,
 };
 
 static const uint8_t offload_magic[4] = {0x10, 0xFF, 0x10, 0xAD};
@@ -310,7 +314,159 @@ const char *image_kind_name(uint16_t kind) {
   static const char *const names[] = {
       [IMG_NONE] = "none",   [IMG_OBJECT] = "object",       [IMG_BITCODE] = "bitcode",
       [IMG_CUBIN] = "cubin", [IMG_FATBINARY] = "fatbinary", [IMG_PTX] = "ptx",
-      [IMG_SPIRV] = "spirv",
+      [IMG_SPIRV] = "spirv", [IMG_SYCLBIN] = "syclbin",
   };
   return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
+}
+
+//
+// Version 2: one binary, several entries
+//
+
+uint32_t offload_binary_version(const uint8_t *data, size_t size) {
+  return is_offload_binary(data, size) && size >= 8 ? read_u32(data + 4) : 0;
+}
+
+void offload_binary_write_v2(Buffer *out, const OffloadEntry *entries, size_t count) {
+  // Header, the entries, every entry's string entries one after another, the string table
+  // (NUL-terminated texts, as LLVM's writer leaves them; each value's size is given as well),
+  // then each image at an aligned offset.
+  StringTable table = {0};
+  buffer_append(&table.bytes, "", 1);
+  size_t num_strings = 0;
+  for (size_t i = 0; i < count; i++)
+    num_strings += entries[i].num_strings;
+  size_t *key_at = xcalloc(num_strings + 1, sizeof(size_t));
+  size_t *value_at = xcalloc(num_strings + 1, sizeof(size_t));
+  for (size_t i = 0, k = 0; i < count; i++)
+    for (size_t j = 0; j < entries[i].num_strings; j++, k++) {
+      key_at[k] = string_table_add(&table, entries[i].strings[j].key);
+      value_at[k] = string_table_add(&table, entries[i].strings[j].value);
+    }
+  size_t string_entries_at = HEADER_SIZE + count * ENTRY_SIZE;
+  size_t table_at = string_entries_at + num_strings * STRING_ENTRY_V2_SIZE;
+  size_t *image_at = xcalloc(count + 1, sizeof(size_t));
+  size_t end = table_at + table.bytes.size;
+  for (size_t i = 0; i < count; i++) {
+    image_at[i] = align_to(end, BLOB_ALIGNMENT);
+    end = image_at[i] + entries[i].image_size;
+  }
+  size_t blob_size = align_to(end, BLOB_ALIGNMENT);
+
+  size_t start = align_to(out->size, BLOB_ALIGNMENT);
+  out->data = xrealloc(out->data, start + blob_size);
+  memset(out->data + out->size, 0, start + blob_size - out->size);
+  out->size = start + blob_size;
+  uint8_t *blob = out->data + start;
+
+  memcpy(blob, offload_magic, sizeof offload_magic);
+  write_u32(blob + 4, 2);
+  write_u64(blob + 8, blob_size);
+  write_u64(blob + 16, HEADER_SIZE);
+  write_u64(blob + 24, count);
+  for (size_t i = 0, k = 0; i < count; i++) {
+    const OffloadEntry *e = &entries[i];
+    uint8_t *entry = blob + HEADER_SIZE + i * ENTRY_SIZE;
+    size_t strings_at = string_entries_at + k * STRING_ENTRY_V2_SIZE;
+    write_u16(entry, e->image_kind);
+    write_u16(entry + 2, e->offload_kind);
+    write_u32(entry + 4, e->flags);
+    write_u64(entry + 8, e->num_strings ? strings_at : 0);
+    write_u64(entry + 16, e->num_strings);
+    write_u64(entry + 24, image_at[i]);
+    write_u64(entry + 32, e->image_size);
+    for (size_t j = 0; j < e->num_strings; j++, k++) {
+      uint8_t *s = blob + string_entries_at + k * STRING_ENTRY_V2_SIZE;
+      write_u64(s, table_at + key_at[k]);
+      write_u64(s + 8, table_at + value_at[k]);
+      write_u64(s + 16, strlen(e->strings[j].value));
+    }
+    if (e->image_size) memcpy(blob + image_at[i], e->image, e->image_size);
+  }
+  memcpy(blob + table_at, table.bytes.data, table.bytes.size);
+  free(key_at);
+  free(value_at);
+  free(image_at);
+  free(table.bytes.data);
+}
+
+// One v2 entry's strings, copied (a v2 value has a size and need not end in a NUL).
+static int parse_v2_strings(const uint8_t *blob, uint64_t blob_size, uint64_t index,
+                            const uint8_t *e, OffloadEntry *entry, char **errmsg) {
+  uint64_t string_offset = read_u64(e + 8), num_strings = read_u64(e + 16);
+  if (num_strings > blob_size / STRING_ENTRY_V2_SIZE ||
+      !in_range(string_offset, num_strings * STRING_ENTRY_V2_SIZE, blob_size)) {
+    *errmsg = format("OffloadBinary entry %llu: string table out of range",
+                     (unsigned long long)index);
+    return -1;
+  }
+  OffloadString *strings = xcalloc(num_strings + 1, sizeof *strings);
+  for (uint64_t i = 0; i < num_strings; i++) {
+    const uint8_t *s = blob + string_offset + i * STRING_ENTRY_V2_SIZE;
+    const char *why = NULL, *key = blob_string(blob, blob_size, read_u64(s), &why);
+    uint64_t value_offset = read_u64(s + 8), value_size = read_u64(s + 16);
+    if (key && !in_range(value_offset, value_size, blob_size)) why = "value out of range";
+    if (key && !why && memchr(blob + value_offset, 0, value_size)) why = "value holds a NUL byte";
+    if (!key || why) {
+      *errmsg = format("OffloadBinary entry %llu: string %llu%s%s%s: %s", (unsigned long long)index,
+                       (unsigned long long)i, key ? " '" : "", key ? key : "", key ? "'" : "",
+                       why);
+      offload_strings_free(strings, i);
+      return -1;
+    }
+    strings[i].key = xstrdup(key);
+    strings[i].value = xstrndup((const char *)blob + value_offset, (size_t)value_size);
+  }
+  entry->strings = strings;
+  entry->num_strings = num_strings;
+  return 0;
+}
+
+int offload_binary_parse_v2(const uint8_t *data, size_t size, OffloadEntry **entries,
+                            size_t *count, char **errmsg) {
+  if (size < HEADER_SIZE || !is_offload_binary(data, size)) {
+    *errmsg = format("not an OffloadBinary (%s)", size < HEADER_SIZE ? "truncated" : "bad magic");
+    return -1;
+  }
+  uint32_t version = read_u32(data + 4);
+  uint64_t blob_size = read_u64(data + 8), entries_offset = read_u64(data + 16),
+           entries_count = read_u64(data + 24);
+  const char *why = version != 2                           ? "not OffloadBinary version 2"
+                    : blob_size < HEADER_SIZE || blob_size > size ? "size out of range"
+                    : entries_count > blob_size / ENTRY_SIZE ||
+                            !in_range(entries_offset, entries_count * ENTRY_SIZE, blob_size)
+                        ? "entries out of range"
+                    : entries_count && entries_offset % BLOB_ALIGNMENT
+                        ? "entries not 8-byte aligned"
+                        : NULL;
+  if (why) {
+    *errmsg = version != 2 ? format("OffloadBinary version %u, not 2", version)
+                           : format("OffloadBinary version 2: %s", why);
+    return -1;
+  }
+  OffloadEntry *list = xcalloc(entries_count + 1, sizeof *list);
+  for (uint64_t i = 0; i < entries_count; i++) {
+    const uint8_t *e = data + entries_offset + i * ENTRY_SIZE;
+    OffloadEntry *entry = &list[i];
+    entry->image_kind = read_u16(e);
+    entry->offload_kind = read_u16(e + 2);
+    entry->flags = read_u32(e + 4);
+    uint64_t image_offset = read_u64(e + 24), image_size = read_u64(e + 32);
+    int rc = -1;
+    if (!in_range(image_offset, image_size, blob_size))
+      *errmsg = format("OffloadBinary entry %llu: image out of range", (unsigned long long)i);
+    else
+      rc = parse_v2_strings(data, blob_size, i, e, entry, errmsg);
+    if (rc) {
+      for (uint64_t j = 0; j < i; j++)
+        offload_strings_free(list[j].strings, list[j].num_strings);
+      free(list);
+      return -1;
+    }
+    entry->image = data + image_offset;
+    entry->image_size = image_size;
+  }
+  *entries = list;
+  *count = entries_count;
+  return 0;
 }

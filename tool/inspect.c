@@ -15,6 +15,8 @@ static const char usage[] =
     "FILE may be LLVM bitcode, an OffloadBinary, an ELF object with a .llvm.offloading\n"
     "section, a static archive of these, or a linked executable or shared library: the\n"
     "images it registers with the SYCL runtime (through sycl-thinlto's wrapper or clang's).\n"
+    "A SYCLBIN file (the linker-wrapper mode's --syclbin=) is listed as its entries: the\n"
+    "state, each abstract module's property sets (.prop text) and its images.\n"
     "\n"
     "OPTIONS:\n"
     "  --json    print one JSON document: {\"images\": [...]}\n"
@@ -335,10 +337,79 @@ static void print_json(json_t *document) {
   json_decref(document);
 }
 
+//
+// SYCLBIN files (what the linker-wrapper mode's --syclbin= writes): their entries, each
+// abstract module's property sets as the file holds them (.prop text), each image's metadata.
+//
+
+// TEXT (SIZE bytes of .prop text) one line at a time, after INDENT.
+static void print_prop_lines(const char *indent, const uint8_t *text, size_t size) {
+  const char *p = (const char *)text, *end = p + size;
+  while (p < end) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    size_t len = eol ? (size_t)(eol - p) : (size_t)(end - p);
+    fputs(indent, stdout);
+    print_text_value(p, len);
+    putchar('\n');
+    p += len + 1;
+  }
+}
+
+static void print_syclbin(const char *path, const Syclbin *s) {
+  print_text(path);
+  printf(": SYCLBIN (OffloadBinary version 2, %zu entries)\n", s->num_entries);
+  const char *state = syclbin_state_name(s->state);
+  printf("  state: %u (%s)\n", s->state, state ? state : "unknown");
+  const OffloadEntry *global = &s->entries[s->global_entry];
+  printf("  global metadata (entry %zu):\n", s->global_entry);
+  print_prop_lines("    ", global->image, global->image_size);
+  printf("  abstract modules: %zu\n", s->num_modules);
+  for (size_t m = 0; m < s->num_modules; m++) {
+    const SyclbinModule *module = &s->modules[m];
+    const OffloadEntry *meta = &s->entries[module->entry];
+    printf("  abstract module %zu (entry %zu):\n", m, module->entry);
+    print_prop_lines("    ", meta->image, meta->image_size);
+    for (size_t i = 0; i < module->num_images; i++) {
+      const SyclbinReadImage *image = &module->images[i];
+      printf("    %s image (entry %zu): ", image->native ? "native" : "ir", image->entry);
+      if (image->native) {
+        fputs("arch ", stdout);
+        print_text(image->arch);
+      } else if (image->ir_type == SYCLBIN_IR_SPIRV) {
+        fputs("SPIR-V", stdout);
+      } else {
+        printf("ir_type %u", image->ir_type);
+      }
+      fputs(", triple ", stdout);
+      print_text(image->triple);
+      printf(", %zu bytes\n", image->size);
+      // The image's metadata, decoded (a byte array is a string here: arch, target).
+      for (size_t k = 0; k < image->metadata.count; k++) {
+        const PropertySet *set = &image->metadata.sets[k];
+        printf("      [");
+        print_text(set->name);
+        printf("]\n");
+        for (size_t j = 0; j < set->count; j++) {
+          const Property *prop = &set->props[j];
+          printf("      ");
+          print_text(prop->name);
+          fputs(": ", stdout);
+          if (prop->type == PROP_UINT32)
+            printf("%u", prop->u32);
+          else
+            print_text_value((const char *)prop->bytes.data, prop->bytes.size);
+          putchar('\n');
+        }
+      }
+    }
+  }
+}
+
 // FIRST_IMAGE[f] is the first image of file f (FILES of them; the last one's end is
 // inputs->count). A file without any is said to have none in the text form; JSON lists images.
+// SYCLBINS[f]: file f's SYCLBIN file, printed as that (text only), or NULL.
 static void print_images(const InputSet *inputs, const ImageFacts *facts, const StringList *files,
-                         const size_t *first_image, bool json) {
+                         const size_t *first_image, Syclbin *const *syclbins, bool json) {
   if (json) {
     json_t *images = json_new_array();
     for (size_t i = 0; i < inputs->count; i++)
@@ -350,7 +421,9 @@ static void print_images(const InputSet *inputs, const ImageFacts *facts, const 
   }
   for (size_t f = 0; f < files->count; f++) {
     size_t end = f + 1 < files->count ? first_image[f + 1] : inputs->count;
-    if (first_image[f] == end) {
+    if (syclbins[f]) {
+      print_syclbin(files->items[f], syclbins[f]);
+    } else if (first_image[f] == end) {
       print_text(files->items[f]);
       fputs(": no device images\n", stdout);
     }
@@ -583,6 +656,7 @@ int inspect_main(int argc, char **argv) {
   InputSet inputs = {0};
   size_t *first_image = xcalloc(files.count, sizeof *first_image);
   Buffer *programs = xcalloc(files.count, sizeof *programs);
+  Syclbin **syclbins = xcalloc(files.count, sizeof *syclbins);
   uint64_t bytes = 0;
   for (size_t i = 0; i < files.count; i++)
     bytes += file_size(files.items[i]);
@@ -593,6 +667,16 @@ int inspect_main(int argc, char **argv) {
     if (rc < 0) fatal(files.items[i], "%s", read_error_text(rc));
     if (is_linked_elf(programs[i].data, programs[i].size)) {
       read_linked_program(&inputs, files.items[i], &programs[i]);
+      continue;
+    }
+    if (is_syclbin(programs[i].data, programs[i].size)) {
+      if (json || prop || resolve)
+        fatal(files.items[i], "a SYCLBIN file: --json, --prop and --resolve read device images, "
+                              "not SYCLBIN files (inspect lists one as text)");
+      char *why;
+      syclbins[i] = xcalloc(1, sizeof **syclbins);
+      if (syclbin_read(programs[i].data, programs[i].size, syclbins[i], &why))
+        fatal(files.items[i], "SYCLBIN file: %s", why);
       continue;
     }
     free(programs[i].data);
@@ -608,7 +692,7 @@ int inspect_main(int argc, char **argv) {
   } else if (prop) {
     print_prop_text(&inputs, facts);
   } else {
-    print_images(&inputs, facts, &files, first_image, json);
+    print_images(&inputs, facts, &files, first_image, syclbins, json);
   }
   if (fflush(stdout) || ferror(stdout)) fatal(NULL, "inspect: cannot write the output");
   for (size_t i = 0; i < inputs.count; i++)
@@ -616,8 +700,12 @@ int inspect_main(int argc, char **argv) {
   free(facts);
   free(first_image);
   input_set_free(&inputs);
-  for (size_t i = 0; i < files.count; i++)
+  for (size_t i = 0; i < files.count; i++) {
+    if (syclbins[i]) syclbin_free(syclbins[i]);
+    free(syclbins[i]);
     free(programs[i].data);
+  }
+  free(syclbins);
   free(programs);
   free(files.items); // the names are argv's
   return 0;

@@ -1,6 +1,6 @@
 // The clang-linker-wrapper personality: finds the device code among the host link's inputs,
 // links it (our `link`), wraps it with its property sets and runs the host linker, each a
-// step of one run. It does not resolve host symbols: every archive member with device code is
+// step of one run (with --syclbin=, writes the linked images as a SYCLBIN file instead). It does not resolve host symbols: every archive member with device code is
 // linked. Its options: linker_wrapper_options.c; ld's command line: linker_wrapper_ld.c.
 #include "tool/linker_wrapper_internal.h"
 
@@ -325,6 +325,71 @@ static int write_device_object(const WrapperOptions *o, const char *wrapper_obje
   return rc ? -1 : 0;
 }
 
+// intel's name of the target of an image of TRIPLE, as a triple: its runtime takes the text
+// before the first '-' for the target ("spir64", "spir64_gen"), and knows no "spirv64".
+static const char *intel_triple(const char *triple) {
+  return !strncmp(triple, "spirv64", 7) ? "spir64-unknown-unknown" : triple;
+}
+
+// --syclbin=STATE (-fsyclbin=): the device link's images and their property sets as a
+// SYCLBIN file at OUTPUT, each image an abstract module of its own (as intel's wrapper makes
+// them): SPIR-V as an ir entry, a native (AOT) image as a native one. No wrapping, no host link.
+static int write_syclbin(const WrapperOptions *o, const StringList *device_binaries,
+                         const char *output) {
+  if (o->print_commands) {
+    char *binaries = strlist_join(device_binaries, "\" \"");
+    fprintf(stderr, "\"%s\" syclbin --state=%s \"%s\" -o \"%s\"\n", TOOL_NAME,
+            syclbin_state_name(o->syclbin_state), binaries, output);
+    free(binaries);
+  }
+  if (o->dry_run) return 0;
+  OffloadEntry *images;
+  PropertySets *properties;
+  Buffer *bytes;
+  size_t count;
+  if (read_images_to_wrap(device_binaries, &images, &properties, &count, &bytes)) {
+    error(device_binaries->items[0], "SYCLBIN step failed");
+    return -1;
+  }
+  SyclbinImage *modules = xcalloc(count + 1, sizeof *modules);
+  for (size_t i = 0; i < count; i++) {
+    propsets_order_as_intel(&properties[i]); // JSON sorted them; .prop text as intel writes it
+    const char *triple = offload_entry_get(&images[i], "triple");
+    bool native = images[i].image_kind == IMG_OBJECT;
+    modules[i] = (SyclbinImage){.properties = &properties[i],
+                                .native = native,
+                                .triple = intel_triple(triple),
+                                .arch = native ? offload_entry_get(&images[i], "arch") : NULL,
+                                .image = images[i].image,
+                                .size = images[i].image_size};
+    if (native && (!modules[i].arch || !*modules[i].arch))
+      fatal(device_binaries->items[0], "native image %zu has no arch", i); // our link wrote it
+  }
+  Buffer file = {0};
+  char *why = NULL;
+  int rc = syclbin_write(&file, o->syclbin_state, modules, count, &why);
+  if (rc) {
+    error(output, "SYCLBIN step failed: %s", why);
+    free(why);
+  } else if ((rc = write_file_atomic(output, file.data, file.size))) {
+    error(output, "cannot write the output: %s", strerror(-rc));
+  } else {
+    note("SYCLBIN (%s): %zu abstract module(s)", syclbin_state_name(o->syclbin_state), count);
+  }
+  for (size_t i = 0; i < count; i++) {
+    free(images[i].strings);
+    propsets_free(&properties[i]);
+  }
+  for (size_t i = 0; i < device_binaries->count; i++)
+    free(bytes[i].data);
+  free(file.data);
+  free(modules);
+  free(bytes);
+  free(images);
+  free(properties);
+  return rc ? -1 : 0;
+}
+
 // The host linker's temporary beside OUTPUT, made empty here, exclusively, under a name with
 // a random part (base/owned.c): never a file, folder or symbolic link planted there. (It was
 // only named, and ld wrote through a symbolic link found at that name, host and PID being
@@ -460,15 +525,18 @@ int linker_wrapper_main(int argc, char **argv) {
     own_expect(binary);
     rc = link_device_code(&run, &unit, binary);
   }
-  if (!rc && device_inputs.count) {
-    rc = wrap_device_code(o, &device_binaries, wrapper_object);
-  } else if (!rc && o->device_link_only) {
-    error(NULL, "--sycl-device-link: no device code in the inputs, nothing to link");
+  if (!rc && (o->device_link_only || o->syclbin) && !device_inputs.count) {
+    error(NULL, "%s: no device code in the inputs, nothing to link",
+          o->syclbin ? o->syclbin : "--sycl-device-link");
     rc = -1;
+  } else if (!rc && o->syclbin) {
+    rc = write_syclbin(o, &device_binaries, output);
+  } else if (!rc && device_inputs.count) {
+    rc = wrap_device_code(o, &device_binaries, wrapper_object);
   } else if (!rc) {
     note("no device code in the inputs: host link only");
   }
-  if (!rc)
+  if (!rc && !o->syclbin)
     rc = o->device_link_only ? write_device_object(o, wrapper_object, output)
                             : link_host(&run, wrapper_object, output);
 

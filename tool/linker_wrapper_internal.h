@@ -22,6 +22,10 @@ typedef struct {
   bool use_post_link_tool, no_use_post_link_tool;
   bool device_link_only; // --sycl-device-link (-fsycl-link): -o is the wrapper object
   bool separate_units;   // --no-sycl-rdc: each input's device code linked on its own
+  // --syclbin=input|object|executable: -o is a SYCLBIN file of that bundle state (formats/
+  // syclbin.c), no wrapping, no host link; syclbin_state is SYCLBIN_INPUT... when set.
+  const char *syclbin;
+  uint32_t syclbin_state;
   const char *module_split_mode; // --sycl-module-split-mode, checked after all options
   int jobs;
   StringList device_link_args;

@@ -51,6 +51,10 @@ static void refuse_other_offload_kinds(const char *origin, const uint8_t *data, 
 }
 
 static bool object_has_device_code(const char *origin, const uint8_t *data, size_t size) {
+  if (is_syclbin(data, size)) { // intel's --syclbin=executable a.syclbin b.syclbin links them
+    error(origin, "a SYCLBIN file: %s", SYCLBIN_LINK_REFUSED);
+    return false;
+  }
   if (is_offload_binary(data, size)) {
     refuse_other_offload_kinds(origin, data, size);
     return true;

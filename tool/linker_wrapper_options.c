@@ -48,6 +48,8 @@ static const char wrapper_usage[] =
     "  --bitcode-library=<triple>=<file> (or sycl-<triple>-<arch>=<file>)\n"
     "  --sycl-allow-device-image-dependencies\n"
     "  --sycl-device-link (-fsycl-link: -o is the wrapped device code), -no-sycl-rdc\n"
+    "  --syclbin=input|object|executable  -o is a SYCLBIN file (-fsyclbin=): the linked images\n"
+    "                               and their property sets in that bundle state; no host link\n"
     "  -sycl-module-split-mode=<mode> (with -no-use-sycl-post-link-tool)\n"
     "Each other intel SYCL option is taken or refused naming it (README, 'The DPC++ flow').\n";
 
@@ -125,9 +127,7 @@ static const struct {
   const char *name, *why;
 } sycl_refused[] = {
     {"emit-fatbin-only", "a fat binary of NVPTX/AMDGCN images only is not what a SPIR-V link makes"},
-    {"syclbin", "SYCLBIN output is not written: intel's design document "
-                "(sycl/doc/design/SYCLBINDesign.md) leaves how its metadata byte table encodes "
-                "property sets and how SYCLBIN files are linked unspecified ('TODO')"},
+    {"syclbin-link-target", SYCLBIN_LINK_REFUSED},
     {"sycl-dump-device-code", "dumping the device images is not supported (use --save-temps)"},
     {"no-sycl-remove-unused-external-funcs",
      "SYCL_EXTERNAL functions stay entry points only with --sycl-allow-device-image-dependencies"},
@@ -289,6 +289,17 @@ static bool take_sycl_option(WrapperOptions *o, const char *a) {
     o->device_link_only = true;
   } else if ((v = sycl_option(a, "no-sycl-rdc")) && !*v) {
     o->separate_units = true;
+  } else if ((v = sycl_option(a, "syclbin"))) {
+    // intel's spelling (its driver's -fsyclbin=STATE): the state is the file's to say, the
+    // device code is linked the same way for each (intel's wrapper does so too).
+    uint32_t state = SYCLBIN_INPUT;
+    while (syclbin_state_name(state) && strcmp(v, syclbin_state_name(state)))
+      state++;
+    if (!syclbin_state_name(state))
+      fatal(NULL, "%s: expected input, object or executable (the SYCLBIN file's bundle state), "
+                  "not '%s'", a, v);
+    o->syclbin = a;
+    o->syclbin_state = state;
   } else if ((v = sycl_option(a, "sycl-post-link-options"))) {
     take_post_link_options(o, a, v);
     o->dpcpp_driver = true;
@@ -481,6 +492,11 @@ void parse_wrapper_options(int argc, char **argv, WrapperOptions *o) {
   } else if (o->ocloc_args.count) {
     fatal(NULL, "--gpu-tool-arg: ocloc's arguments without -device: no device to compile for");
   }
+  if (o->syclbin && o->device_link_only)
+    fatal(NULL, "%s and --sycl-device-link: each makes -o a different file (a SYCLBIN file, "
+                "a wrapper object)", o->syclbin);
+  // intel's wrapper has its post-link step name the kernels for the SYCLBIN's modules.
+  if (o->syclbin) strlist_push(&o->device_link_args, xstrdup("--emit-kernel-names"));
   // intel's rules for the post-link tool switches and the split mode.
   if (o->use_post_link_tool && o->no_use_post_link_tool)
     fatal(NULL, "-use-sycl-post-link-tool and -no-use-sycl-post-link-tool options can't be used "

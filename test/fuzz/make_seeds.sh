@@ -10,7 +10,7 @@ tool=$build/bin/sycl-thinlto llvm=/usr/lib/llvm-22/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-for t in offload_binary elf_section archive input propset_json propset_prop cache_entry linked; do
+for t in offload_binary syclbin elf_section archive input propset_json propset_prop cache_entry linked; do
   mkdir -p "$here/corpus/$t"
   find "$here/corpus/$t" -type f ! -name 'crash-*' ! -name 'leak-*' ! -name 'timeout-*' \
     ! -name 'regress-*' -delete
@@ -35,6 +35,16 @@ program="main.o c1.o c2.o c3.o c4.o c5.o table.o weakdef.o"
 $tool link $program --split=kernel --allow-device-image-dependencies -o deps.bin
 seed offload_binary dg.bin dg.bin
 seed offload_binary deps.bin deps.bin
+# SYCLBIN files (the wrapper mode's --syclbin=): two modules split per kernel, and none (c1.o
+# defines no kernel).
+$llvm/clang++ -fsycl -I"$root/test/lit/aot/Inputs" -c "$root/test/lit/aot/Inputs/two_kernels.cpp" \
+  -o two.o
+for f in two c1; do
+  $tool wrapper --linker-path=/usr/bin/ld --syclbin=object --device-linker=--split=kernel \
+    -o $f.syclbin $f.o
+done
+seed syclbin two.syclbin two.syclbin
+seed syclbin c1.syclbin empty.syclbin
 seed input deps.bin deps.bin
 
 # Archives: GNU with a long-name table, BSD, and one holding a host-only object.
@@ -82,7 +92,7 @@ $llvm/clang -shared wrapper.o -o program.so
 seed linked program program
 seed linked program.so program.so
 
-for t in offload_binary elf_section archive input propset_json propset_prop cache_entry linked; do
+for t in offload_binary syclbin elf_section archive input propset_json propset_prop cache_entry linked; do
   printf '%-15s %3d seeds, %6d bytes\n' $t $(ls "$here/corpus/$t" | wc -l) \
     $(cat "$here/corpus/$t"/* | wc -c)
 done
