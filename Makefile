@@ -63,7 +63,8 @@ bench: build
 	  $(if $(REUSE),--reuse-objects) --runtime $(BUILD)/test/runtime \
 	  --first-object $(BUILD)/bench/CMakeFiles/sycl-bench-first.dir/first_kernel.c.o
 
-# ASan + UBSan build of everything, running every test. use_sigaltstack=0: LLVM installs its
+# ASan + UBSan build of everything, running every test; the lit suite with LeakSanitizer too
+# (test/lit/lit.cfg.py adds detect_leaks=1 there). use_sigaltstack=0: LLVM installs its
 # own alternate signal stack in libLTO's threads when its cache writes a file, and ASan would
 # then try to unmap LLVM's (malloc'd) stack at thread exit and abort.
 sanitize: deps

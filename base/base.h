@@ -126,9 +126,14 @@ int own_rename(const char *from, const char *to, bool to_on_failure);
 int own_remove(const char *path);
 // PATH is no longer this run's to remove (it went to someone else).
 void own_forget(const char *path);
+// PATH, a folder this run made, is handed over to the tools it runs as their working folder
+// (ocloc's): whatever they leave in it is this run's to remove with it (own_empty_dir, a
+// failure's clean-up), of any type, without following a link, opening a FIFO or crossing a
+// mount. 0, or -EPERM when PATH is not such a folder.
+int own_hand_over_dir(const char *path);
 // Removes a folder this run made, with what this run made in it (files, expected names,
-// folders made in it, at any depth); what it did not make stays, and so does the folder
-// (-ENOTEMPTY). 0, or a negative errno.
+// folders made in it, at any depth; everything, in a folder handed over); what it did not make
+// stays, and so does the folder (-ENOTEMPTY). 0, or a negative errno.
 int own_empty_dir(const char *path);
 // What a dead run of ours left (base/temporaries.c, issue 24), the only removals of what this
 // run did not make but own_remove_at's (the cache's); the caller has proved the owner dead. A regular
@@ -339,6 +344,10 @@ double now_seconds(void);
 // Hands the pages of freed heap memory back to the system (glibc keeps them otherwise,
 // wherever a live block above them pins the heap): called after a stage frees much.
 void release_free_memory(void);
+// Before the first thread: glibc's heaps are grown and shrunk 64 MiB at a time, not at each
+// free() that empties a heap's top (each shrink and regrowth takes the address space's lock,
+// which every thread's page faults wait on).
+void heap_steps_for_threads(void);
 
 // A hash table from string to pointer (FNV-1a, open addressing); keys are copied.
 typedef struct {
@@ -537,6 +546,10 @@ void cache_prune(const Cache *c);
 // On up to JOBS threads.
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
                             StrMap *linked, int jobs);
+// True when the entry KIND-KEY is there with the size of a SIZE-byte payload's entry; its
+// modification time is then made now (pruning by age spares it). Its bytes are not read:
+// one damaged is a miss when it is read (cache_get), and its reader removes it.
+bool cache_refresh(const Cache *c, const char *kind, const char *key, uint64_t size);
 // Removes the entry KIND-KEY if it is still the file SEEN (one found damaged).
 void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
                           const struct stat *seen);

@@ -653,6 +653,19 @@ size_t cache_export_entries(const Cache *c, const char *kind, int to, const char
   return linked->count;
 }
 
+bool cache_refresh(const Cache *c, const char *kind, const char *key, uint64_t size) {
+  int dir = shard_dir(c, key, false);
+  if (dir < 0) return false;
+  char *name = format("%s-%s", kind, key);
+  struct stat st;
+  // Its modification time made now, not through a link: pruning by age spares it.
+  bool there = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+               (uint64_t)st.st_size == size + TRAILER_SIZE &&
+               utimensat(dir, name, NULL, AT_SYMLINK_NOFOLLOW) == 0;
+  free(name);
+  return there;
+}
+
 void cache_remove_damaged(const Cache *c, const char *kind, const char *key,
                           const struct stat *seen) {
   int dir = shard_dir(c, key, false);

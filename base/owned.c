@@ -52,6 +52,7 @@ typedef struct Owned {
   ino_t ino;
   OwnKind kind;
   atomic_bool gone, on_failure;
+  atomic_bool handed_over; // OWN_DIR: a tools' working folder, removed with all it holds
 } Owned;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -473,6 +474,48 @@ static Owned *entry_owner(const Owned *dir, size_t dir_len, const char *name,
   return NULL;
 }
 
+// The entry NAME of the open folder DIR_FD, which lstat found to be ENTRY, removed whatever
+// it is, in a folder handed over to tools (own_hand_over_dir): a link as a link, a FIFO, socket
+// or device unlinked without being opened, a folder emptied the same way through descriptors
+// that follow no link, at most MAX_DEPTH deep, and never on another file system than DEV (a
+// mount point inside stays, and so do the folders above it). System calls only (the handler's).
+static bool remove_whole_entry(int dir_fd, const char *name, const struct stat *entry, dev_t dev,
+                               int depth, EntryBuffers *buffers) {
+  if (!S_ISDIR(entry->st_mode)) return unlinkat(dir_fd, name, 0) == 0;
+  if (depth > MAX_DEPTH || entry->st_dev != dev) return false;
+  int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || st.st_dev != entry->st_dev || st.st_ino != entry->st_ino) {
+    close(fd); // another folder swapped in since lstat: not the one listed
+    return false;
+  }
+  char *entries = (*buffers)[depth];
+  bool removed_any = true;
+  // Listed again while something goes: entries removed while listed may hide others.
+  for (int pass = 0; pass < 8 && removed_any; pass++) {
+    removed_any = false;
+    lseek(fd, 0, SEEK_SET);
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, entries, ENTRIES_SIZE)) > 0) {
+      for (long at = 0; at < n;) {
+        unsigned short length;
+        memcpy(&length, entries + at + 16, sizeof length);
+        if (length < 20 || at + length > n) break;
+        const char *child = entries + at + 19;
+        at += length;
+        if (!strcmp(child, ".") || !strcmp(child, "..")) continue;
+        struct stat inner;
+        if (fstatat(fd, child, &inner, AT_SYMLINK_NOFOLLOW) == 0 &&
+            remove_whole_entry(fd, child, &inner, dev, depth + 1, buffers))
+          removed_any = true;
+      }
+    }
+  }
+  close(fd);
+  return unlinkat(dir_fd, name, AT_REMOVEDIR) == 0;
+}
+
 // INDEXED: the caller holds LOCK and may allocate (own_empty_dir); else only system calls and
 // atomics are used (a signal handler's clean-up), walking every record.
 static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers, bool indexed) {
@@ -522,6 +565,9 @@ static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers,
             removed = unlinkat(fd, name, 0) == 0;
           if (removed) retire(node);
         }
+        // What the tools made in a folder handed over to them is this run's too.
+        if (!removed && atomic_load(&dir->handed_over))
+          removed = remove_whole_entry(fd, name, &entry, st.st_dev, depth + 1, buffers);
         unknown |= !removed;
       }
     }
@@ -529,6 +575,13 @@ static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers,
   }
   close(fd);
   return false;
+}
+
+int own_hand_over_dir(const char *path) {
+  Owned *node = find(path);
+  if (!node || node->kind != OWN_DIR || !still_ours(node)) return -EPERM;
+  atomic_store(&node->handed_over, true);
+  return 0;
 }
 
 int own_empty_dir(const char *path) {

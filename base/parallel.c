@@ -14,6 +14,12 @@ void release_free_memory(void) {
 #endif
 }
 
+void heap_steps_for_threads(void) {
+#ifdef __GLIBC__
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
 double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -246,6 +246,22 @@ typedef struct {
 } SectionBytes;
 int elf_offloading_sections(const uint8_t *data, size_t size, SectionBytes **sections,
                             size_t *count, char **errmsg);
+// An ELF file's header, either class and either byte order: where its section and program
+// header tables are, as the header says (extended numbering is the caller's). 0 with *H; -1
+// with *WHY (as "truncated header") when DATA has no such header.
+typedef struct {
+  bool is64, big_endian;
+  uint64_t shoff, shentsize, shnum, shstrndx;
+  uint64_t phoff, phentsize, phnum;
+} ElfHeader;
+int elf_read_header(const uint8_t *data, size_t size, ElfHeader *h, const char **why);
+// Section I's header; the caller has checked that H's section table lies within DATA.
+typedef struct {
+  uint64_t name, type, offset, size, link;
+} ElfSection;
+ElfSection elf_read_section(const uint8_t *data, const ElfHeader *h, uint64_t i);
+// The WIDTH-byte field at P, in H's byte order.
+uint64_t elf_read_field(const uint8_t *p, int width, const ElfHeader *h);
 
 // A set's dummy image: SPLIT_DUMMY_KEY "1" on the input, or SPLIT_DUMMY_METADATA in M.
 bool is_dummy_image(const InputImage *input, LLVMModuleRef m);

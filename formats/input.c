@@ -40,74 +40,92 @@ const char *offload_kind_name(uint16_t kind) {
 // ELF objects
 //
 
-static uint64_t read_elf_field(const uint8_t *p, int width, bool big_endian) {
+uint64_t elf_read_field(const uint8_t *p, int width, const ElfHeader *h) {
   uint64_t v = 0;
   for (int i = 0; i < width; i++)
-    v |= (uint64_t)p[big_endian ? width - 1 - i : i] << (8 * i);
+    v |= (uint64_t)p[h->big_endian ? width - 1 - i : i] << (8 * i);
   return v;
 }
 
-typedef struct {
-  uint64_t name, type, offset, size;
-} ElfSection;
+int elf_read_header(const uint8_t *data, size_t size, ElfHeader *h, const char **why) {
+  *h = (ElfHeader){.is64 = size > 5 && data[4] == 2, .big_endian = size > 5 && data[5] == 2};
+  if (!is_elf(data, size)) {
+    *why = "not an ELF file";
+    return -1;
+  }
+  if (size < (h->is64 ? 64u : 52u)) {
+    *why = "truncated header";
+    return -1;
+  }
+  if ((data[4] != 1 && data[4] != 2) || (data[5] != 1 && data[5] != 2)) {
+    *why = "unknown class or byte order";
+    return -1;
+  }
+  int word = h->is64 ? 8 : 4;
+  h->phoff = elf_read_field(data + (h->is64 ? 0x20 : 0x1C), word, h);
+  h->shoff = elf_read_field(data + (h->is64 ? 0x28 : 0x20), word, h);
+  h->phentsize = elf_read_field(data + (h->is64 ? 0x36 : 0x2A), 2, h);
+  h->phnum = elf_read_field(data + (h->is64 ? 0x38 : 0x2C), 2, h);
+  h->shentsize = elf_read_field(data + (h->is64 ? 0x3A : 0x2E), 2, h);
+  h->shnum = elf_read_field(data + (h->is64 ? 0x3C : 0x30), 2, h);
+  h->shstrndx = elf_read_field(data + (h->is64 ? 0x3E : 0x32), 2, h);
+  return 0;
+}
+
+ElfSection elf_read_section(const uint8_t *data, const ElfHeader *h, uint64_t i) {
+  const uint8_t *sh = data + h->shoff + i * h->shentsize;
+  int word = h->is64 ? 8 : 4;
+  return (ElfSection){
+      .name = elf_read_field(sh, 4, h),
+      .type = elf_read_field(sh + 4, 4, h),
+      .offset = elf_read_field(sh + (h->is64 ? 24 : 16), word, h),
+      .size = elf_read_field(sh + (h->is64 ? 32 : 20), word, h),
+      .link = elf_read_field(sh + (h->is64 ? 40 : 24), 4, h),
+  };
+}
 
 enum { SECTION_STRTAB = 3, SECTION_NOBITS = 8 }; // sh_type values
 
 // llvm-c's section accessors end the process on a malformed section (report_fatal_error),
 // so the section table is checked here first: a bad input must be an error, not an abort.
 static int check_elf_sections(const uint8_t *data, size_t size, char **errmsg) {
-  bool is64 = size > 5 && data[4] == 2, big_endian = size > 5 && data[5] == 2;
-  size_t header_size = is64 ? 64 : 52, entry_size = is64 ? 64 : 40;
-  int word = is64 ? 8 : 4;
+  ElfHeader h;
+  const char *why;
   *errmsg = NULL;
-  if (size < header_size) {
-    *errmsg = format("malformed ELF object: truncated header");
+  if (elf_read_header(data, size, &h, &why)) {
+    *errmsg = format("malformed ELF object: %s", why);
     return -1;
   }
-  if ((data[4] != 1 && data[4] != 2) || (data[5] != 1 && data[5] != 2)) {
-    *errmsg = format("malformed ELF object: unknown class or byte order");
-    return -1;
-  }
-  uint64_t shoff = read_elf_field(data + (is64 ? 0x28 : 0x20), word, big_endian);
-  uint64_t shentsize = read_elf_field(data + (is64 ? 0x3A : 0x2E), 2, big_endian);
-  uint64_t shnum = read_elf_field(data + (is64 ? 0x3C : 0x30), 2, big_endian);
-  uint64_t shstrndx = read_elf_field(data + (is64 ? 0x3E : 0x32), 2, big_endian);
-  if (shoff == 0) return 0; // no section table: LLVM finds no sections
-  if (shentsize != entry_size) {
+  size_t entry_size = h.is64 ? 64 : 40;
+  if (h.shoff == 0) return 0; // no section table: LLVM finds no sections
+  if (h.shentsize != entry_size) {
     *errmsg =
-        format("malformed ELF object: section header size %llu", (unsigned long long)shentsize);
+        format("malformed ELF object: section header size %llu", (unsigned long long)h.shentsize);
     return -1;
   }
   // Extended numbering: a count of 0 or a name-table index of SHN_XINDEX (0xffff) means
   // the real one is section 0's sh_size or sh_link (LLVM reads them there too).
-  if ((shnum == 0 || shstrndx == 0xffff) && shoff <= size && entry_size <= size - shoff) {
-    const uint8_t *first = data + shoff;
-    if (shnum == 0) shnum = read_elf_field(first + (is64 ? 32 : 20), word, big_endian);
-    if (shstrndx == 0xffff) shstrndx = read_elf_field(first + (is64 ? 40 : 24), 4, big_endian);
+  if ((h.shnum == 0 || h.shstrndx == 0xffff) && h.shoff <= size && entry_size <= size - h.shoff) {
+    ElfSection first = elf_read_section(data, &h, 0);
+    if (h.shnum == 0) h.shnum = first.size;
+    if (h.shstrndx == 0xffff) h.shstrndx = first.link;
   }
-  if (shnum == 0) return 0;
-  if (shoff > size || shnum > (size - shoff) / entry_size) {
+  if (h.shnum == 0) return 0;
+  if (h.shoff > size || h.shnum > (size - h.shoff) / entry_size) {
     *errmsg = format("malformed ELF object: section header table out of range");
     return -1;
   }
-  if (shstrndx == 0 || shstrndx >= shnum) {
+  if (h.shstrndx == 0 || h.shstrndx >= h.shnum) {
     *errmsg = format("malformed ELF object: section name table index %llu out of range",
-                     (unsigned long long)shstrndx);
+                     (unsigned long long)h.shstrndx);
     return -1;
   }
 
-  ElfSection *sections = xcalloc(shnum, sizeof *sections);
-  for (uint64_t i = 0; i < shnum; i++) {
-    const uint8_t *sh = data + shoff + i * entry_size;
-    sections[i] = (ElfSection){
-        .name = read_elf_field(sh, 4, big_endian),
-        .type = read_elf_field(sh + 4, 4, big_endian),
-        .offset = read_elf_field(sh + (is64 ? 24 : 16), word, big_endian),
-        .size = read_elf_field(sh + (is64 ? 32 : 20), word, big_endian),
-    };
-  }
-  const ElfSection *names = &sections[shstrndx];
-  for (uint64_t i = 0; i < shnum && !*errmsg; i++) {
+  ElfSection *sections = xcalloc(h.shnum, sizeof *sections);
+  for (uint64_t i = 0; i < h.shnum; i++)
+    sections[i] = elf_read_section(data, &h, i);
+  const ElfSection *names = &sections[h.shstrndx];
+  for (uint64_t i = 0; i < h.shnum && !*errmsg; i++) {
     const ElfSection *s = &sections[i];
     // LLVM reads the contents of any section but a NOBITS one, an SHT_NULL one too.
     bool has_contents = s->type != SECTION_NOBITS;
@@ -117,7 +135,7 @@ static int check_elf_sections(const uint8_t *data, size_t size, char **errmsg) {
   if (!*errmsg && (names->type != SECTION_STRTAB || names->size == 0 ||
                    data[names->offset + names->size - 1] != 0))
     *errmsg = format("malformed ELF object: bad section name table");
-  for (uint64_t i = 0; i < shnum && !*errmsg; i++)
+  for (uint64_t i = 0; i < h.shnum && !*errmsg; i++)
     if (sections[i].name >= names->size)
       *errmsg =
           format("malformed ELF object: section %llu name out of range", (unsigned long long)i);

@@ -7,7 +7,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,65 +430,23 @@ static char *command_text(const StringList *args) {
 // cut short, or a distributor's node that copied part of one back, is not taken as an image
 // (the magic alone let a 64-byte header into the output and the cache).
 static bool whole_elf(const Buffer *b) {
-  if (b->size < EI_NIDENT || memcmp(b->data, ELFMAG, SELFMAG)) return false;
-  uint64_t shoff, phoff, shnum, phnum, shentsize, phentsize, size = b->size;
-  if (b->data[EI_CLASS] == ELFCLASS64) {
-    Elf64_Ehdr h;
-    if (size < sizeof h) return false;
-    memcpy(&h, b->data, sizeof h);
-    shoff = h.e_shoff, phoff = h.e_phoff, shnum = h.e_shnum, phnum = h.e_phnum;
-    shentsize = h.e_shentsize, phentsize = h.e_phentsize;
-    if ((shnum && shentsize < sizeof(Elf64_Shdr)) || (phnum && phentsize < sizeof(Elf64_Phdr)))
-      return false;
-  } else if (b->data[EI_CLASS] == ELFCLASS32) {
-    Elf32_Ehdr h;
-    if (size < sizeof h) return false;
-    memcpy(&h, b->data, sizeof h);
-    shoff = h.e_shoff, phoff = h.e_phoff, shnum = h.e_shnum, phnum = h.e_phnum;
-    shentsize = h.e_shentsize, phentsize = h.e_phentsize;
-    if ((shnum && shentsize < sizeof(Elf32_Shdr)) || (phnum && phentsize < sizeof(Elf32_Phdr)))
-      return false;
-  } else {
-    return false;
-  }
+  ElfHeader h;
+  const char *why;
+  if (elf_read_header(b->data, b->size, &h, &why)) return false;
+  uint64_t size = b->size;
+  size_t shdr = h.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+  size_t phdr = h.is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+  if ((h.shnum && h.shentsize < shdr) || (h.phnum && h.phentsize < phdr)) return false;
   // Counts and entry sizes are 16-bit: no product overflows.
-  if ((shnum && (shoff > size || shnum * shentsize > size - shoff)) ||
-      (phnum && (phoff > size || phnum * phentsize > size - phoff)))
+  if ((h.shnum && (h.shoff > size || h.shnum * h.shentsize > size - h.shoff)) ||
+      (h.phnum && (h.phoff > size || h.phnum * h.phentsize > size - h.phoff)))
     return false;
-  for (uint64_t i = 0; i < shnum; i++) {
-    uint64_t type, offset, bytes;
-    const uint8_t *at = b->data + shoff + i * shentsize;
-    if (b->data[EI_CLASS] == ELFCLASS64) {
-      Elf64_Shdr s;
-      memcpy(&s, at, sizeof s);
-      type = s.sh_type, offset = s.sh_offset, bytes = s.sh_size;
-    } else {
-      Elf32_Shdr s;
-      memcpy(&s, at, sizeof s);
-      type = s.sh_type, offset = s.sh_offset, bytes = s.sh_size;
-    }
-    if (type != SHT_NOBITS && type != SHT_NULL && (offset > size || bytes > size - offset))
+  for (uint64_t i = 0; i < h.shnum; i++) {
+    ElfSection s = elf_read_section(b->data, &h, i);
+    if (s.type != SHT_NOBITS && s.type != SHT_NULL && (s.offset > size || s.size > size - s.offset))
       return false;
   }
   return true;
-}
-
-// Section I's type, offset, size and link in B (a whole_elf file).
-static void elf_section(const Buffer *b, uint64_t i, uint64_t *type, uint64_t *offset,
-                        uint64_t *size, uint64_t *link) {
-  if (b->data[EI_CLASS] == ELFCLASS64) {
-    Elf64_Ehdr h;
-    Elf64_Shdr s;
-    memcpy(&h, b->data, sizeof h);
-    memcpy(&s, b->data + h.e_shoff + i * h.e_shentsize, sizeof s);
-    *type = s.sh_type, *offset = s.sh_offset, *size = s.sh_size, *link = s.sh_link;
-  } else {
-    Elf32_Ehdr h;
-    Elf32_Shdr s;
-    memcpy(&h, b->data, sizeof h);
-    memcpy(&s, b->data + h.e_shoff + i * h.e_shentsize, sizeof s);
-    *type = s.sh_type, *offset = s.sh_offset, *size = s.sh_size, *link = s.sh_link;
-  }
 }
 
 // The first of KERNELS that no symbol of B (a whole_elf file) names, or NULL. The zebin names
@@ -497,27 +454,24 @@ static void elf_section(const Buffer *b, uint64_t i, uint64_t *type, uint64_t *o
 // image's output (a distributor's node that returned the wrong job's file, an ocloc script
 // that mixed its outputs up) is not taken for this one's.
 static const char *kernel_not_named(const Buffer *b, const StringList *kernels) {
-  bool wide = b->data[EI_CLASS] == ELFCLASS64;
-  uint16_t shnum;
-  memcpy(&shnum, b->data + (wide ? offsetof(Elf64_Ehdr, e_shnum) : offsetof(Elf32_Ehdr, e_shnum)),
-         sizeof shnum);
+  ElfHeader h;
+  const char *why;
+  if (elf_read_header(b->data, b->size, &h, &why)) die("%s", why); // whole_elf read it
+  size_t entry = h.is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
   bool *named = xcalloc(kernels->count + 1, sizeof *named);
-  for (uint64_t i = 0; i < shnum; i++) {
-    uint64_t type, offset, size, link, str_type, str_offset, str_size, unused;
-    elf_section(b, i, &type, &offset, &size, &link);
-    if (type != SHT_SYMTAB || link >= shnum) continue;
-    elf_section(b, link, &str_type, &str_offset, &str_size, &unused);
-    if (str_type != SHT_STRTAB) continue;
-    const char *strings = (const char *)b->data + str_offset;
-    size_t entry = wide ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-    for (uint64_t at = 0; at + entry <= size; at += entry) {
-      uint32_t name;
-      memcpy(&name, b->data + offset + at, sizeof name); // st_name leads both layouts
-      if (name >= str_size) continue;
-      size_t len = strnlen(strings + name, str_size - name);
+  for (uint64_t i = 0; i < h.shnum; i++) {
+    ElfSection symbols = elf_read_section(b->data, &h, i);
+    if (symbols.type != SHT_SYMTAB || symbols.link >= h.shnum) continue;
+    ElfSection strings = elf_read_section(b->data, &h, symbols.link);
+    if (strings.type != SHT_STRTAB) continue;
+    const char *text = (const char *)b->data + strings.offset;
+    for (uint64_t at = 0; at + entry <= symbols.size; at += entry) {
+      // st_name leads both layouts
+      uint64_t name = elf_read_field(b->data + symbols.offset + at, 4, &h);
+      if (name >= strings.size) continue;
+      size_t len = strnlen(text + name, strings.size - name);
       for (size_t k = 0; k < kernels->count; k++)
-        named[k] |= strlen(kernels->items[k]) == len &&
-                    !memcmp(kernels->items[k], strings + name, len);
+        named[k] |= strlen(kernels->items[k]) == len && !memcmp(kernels->items[k], text + name, len);
     }
   }
   const char *missing = NULL;
@@ -858,6 +812,9 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
       const char *tmp = getenv("TMPDIR");
       dir = make_temp_dir(tmp && *tmp ? tmp : "/tmp", "sycl-thinlto-aot");
     }
+    // ocloc (or the --ocloc program, a distributor's job) works in it and may leave there
+    // what it likes, FIFOs and folders too: the folder goes whole.
+    if (made && own_hand_over_dir(dir)) die("%s: not a folder of this run's", dir);
     AotRun run = {.plan = plan, .opts = o, .results = results, .images = images, .dir = dir};
     if (o->distributor) {
       run_distributed(&run, todo, num_todo);

@@ -128,3 +128,10 @@ void describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
   compute_properties(m, &props, &res->properties);
   decorate_host_access(m);
 }
+
+void image_result_free(ImageResult *r) {
+  free(r->spirv.data);
+  strlist_free(&r->symbols);
+  strlist_free(&r->imports);
+  propsets_free(&r->properties);
+}

@@ -999,8 +999,8 @@ static bool has_undefined_imports(const ImageSpec *spec, const StringList *impor
 
 // The image's good result: the header, then SPIRV's bytes.
 static void append_good_result(BackendJob *job, const ImageResult *res,
-                               const UndefinedUses *undefined, bool validated,
-                               const Buffer *spirv) {
+                               const UndefinedUses *undefined, bool validated) {
+  const Buffer *spirv = &res->spirv;
   Buffer *b = &job->result;
   append_result_head(b, job, "ok");
   append_line(b, "validated", validated ? "1" : "0");
@@ -1036,10 +1036,11 @@ static Buffer read_job_input(const char *path) {
   return b;
 }
 
-// The emitted, fixed, checked SPIR-V of the finalized M in *SPIRV and *VALIDATED, with
-// res->imports: 0; or -1, the image's error appended as its result.
+// The emitted, fixed, checked SPIR-V of the finalized M in res->spirv, with res->imports and
+// *VALIDATED: 0; or -1, the image's error appended as its result.
 static int emit_image(BackendJob *job, LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
-                      Buffer *spirv, bool *validated) {
+                      bool *validated) {
+  Buffer *spirv = &res->spirv;
   char *errmsg = NULL;
   int failed = spirv_emit_forked(m, spirv, &errmsg) || spirv_fix_null_integers(spirv, &errmsg);
   StringList exports = {0};
@@ -1069,7 +1070,6 @@ static void run_image(BackendJob *job, const ImageSpec *spec, const Buffer *bitc
   if (unreadable) fatal(bitcode_path, "%s", errmsg); // a damaged input: the link tries again
   ImageResult res = {0};
   UndefinedUses undefined = {0};
-  Buffer spirv = {0};
   bool validated = false;
   strlist_free(&job->symbols);
   if (finalize_image_module(m, spec, &errmsg)) {
@@ -1081,19 +1081,16 @@ static void run_image(BackendJob *job, const ImageSpec *spec, const Buffer *bitc
     for (size_t i = 0; i < res.symbols.count; i++)
       strlist_push(&job->symbols, xstrdup(res.symbols.items[i]));
     // SPIR-V in this process, once (fact 9), then what the link's check step does.
-    int failed = emit_image(job, m, spec, &res, &spirv, &validated);
+    int failed = emit_image(job, m, spec, &res, &validated);
     LLVMDisposeModule(m);
     if (!failed) {
-      job_fault(JOB_FAULT_SPIRV, &(JobFaultSite){.bitcode = bitcode, .spirv = &spirv});
-      append_good_result(job, &res, &undefined, validated, &spirv);
+      job_fault(JOB_FAULT_SPIRV, &(JobFaultSite){.bitcode = bitcode, .spirv = &res.spirv});
+      append_good_result(job, &res, &undefined, validated);
     }
   }
   context_dispose(ctx);
-  free(spirv.data);
   undefined_uses_free(&undefined);
-  strlist_free(&res.symbols);
-  strlist_free(&res.imports);
-  propsets_free(&res.properties);
+  image_result_free(&res);
 }
 
 int backend_job_main(const char *meta_path, const char *bitcode_path, const char *out_prefix,

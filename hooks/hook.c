@@ -384,13 +384,6 @@ static void after_codegen(void *arg, Buffer spirv, char *errmsg) {
   uv_queue_work(&job->run->loop, &job->work, check_work, after_check);
 }
 
-void image_result_free(ImageResult *r) {
-  free(r->spirv.data);
-  strlist_free(&r->symbols);
-  strlist_free(&r->imports);
-  propsets_free(&r->properties);
-}
-
 // Step 5, thread pool: what the SPIR-V still imports must be the implementation's or a
 // set's, and it must pass spirv-val (unless a distributed job VALIDATED it); a good image is
 // stored in the cache.

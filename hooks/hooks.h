@@ -101,7 +101,8 @@ typedef struct {
   bool from_cache;         // taken whole from the --cache-dir cache (for --stats)
 } ImageResult;
 
-// Frees what an ImageResult owns (not ERROR: the job that recorded it owns that).
+// Frees what an ImageResult owns (not ERROR: the job that recorded it owns that). In
+// hooks/backend.c, below both of its users (the link's hooks and a distributed job).
 void image_result_free(ImageResult *r);
 
 // hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V

@@ -544,6 +544,7 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv, const AotPlan
     if (translator_check_version(l->llvm_spirv, &why)) fatal(l->llvm_spirv, "%s", why);
   }
   LLVMInstallFatalErrorHandler(llvm_fatal_error);
+  heap_steps_for_threads(); // before the stages' threads (bench/RESULTS.md, issue 32)
   check_output_writable(o->output);
   CachePolicy policy;
   char *why;
@@ -599,7 +600,8 @@ static void link_begin(Link *l, const LinkOptions *o, char **argv, const AotPlan
       strlist_push(&l->files, xstrdup(o->inputs.items[i]));
     for (size_t i = 0; i < l->device_libs.count; i++)
       strlist_push(&l->files, xstrdup(l->device_libs.items[i]));
-    relink_begin(&l->relink, l->cachep, argv, o->groups, o->num_groups, &l->files, o->output);
+    relink_begin(&l->relink, l->cachep, argv, o->groups, o->num_groups, &l->files, o->output,
+                 l->jobs);
   }
 }
 

@@ -17,8 +17,73 @@
 // in place with its old size and modification time still shows. A file changed less than
 // RACY_NS before the link read it is never trusted by identity (a write in the same tick of
 // the file system's clock leaves the times as they were): the link is not recorded.
-enum { RECORD_VERSION = 2 }; // 2: the output's identity
+enum { RECORD_VERSION = 3 }; // 2: the output's identity; 3: the output in pieces
 static const int64_t RACY_NS = 1000000000;
+
+// The output is recorded in pieces of whole OffloadBinary blobs (images), at most 64 of them,
+// each with the content key of its bytes and its copy in the cache under that key: the pieces
+// are hashed, stored and read back on every thread of the link (-j), where one key of the
+// whole output took one thread two passes over it (its key, then the cache entry's checksum)
+// and a copy of it after every recorded link. A relink that changed one image changes the
+// piece that holds it: the other pieces are in the cache already and are not written again
+// (cache_refresh: a stat, and their time made now).
+static const uint8_t blob_magic[4] = {0x10, 0xff, 0x10, 0xad};
+
+// The pieces' bounds: *OFFSETS, the first at 0, the last at SIZE; the count of pieces. A piece
+// is K whole blobs, K the count of blobs over 64 (rounded up): an edit that leaves the count
+// as it was changes only the pieces of the images it changed. Bytes that are no blob (the
+// output is ours, but a file is what it is) go in pieces of SIZE/64 bytes (512 at least).
+static size_t piece_bounds(const uint8_t *data, uint64_t size, uint64_t **offsets) {
+  uint64_t *ends = xmalloc((size / 16 + 1) * sizeof(uint64_t)); // a blob takes 16 bytes
+  size_t blobs = 0;
+  uint64_t at = 0;
+  while (size - at >= 16 && !memcmp(data + at, blob_magic, sizeof blob_magic)) {
+    uint64_t blob;
+    memcpy(&blob, data + at + 8, 8);
+    if (blob < 16 || blob > size - at) break;
+    ends[blobs++] = at += blob;
+  }
+  size_t k = (blobs + 63) / 64;
+  uint64_t chunk = size / 64 < 512 ? 512 : size / 64;
+  *offsets = xmalloc((blobs + (size - at) / chunk + 3) * sizeof(uint64_t));
+  size_t n = 0;
+  (*offsets)[0] = 0;
+  for (size_t i = 0; i < blobs; i++)
+    if ((i + 1) % k == 0 || i + 1 == blobs) (*offsets)[++n] = ends[i];
+  for (; at < size; at = (*offsets)[n])
+    (*offsets)[++n] = size - at > chunk ? at + chunk : size;
+  free(ends);
+  return n;
+}
+
+typedef struct {
+  const uint8_t *data;     // the output's bytes: hashed (and stored)
+  const uint64_t *offsets; // the pieces' bounds
+  char (*keys)[CACHE_KEY_SIZE];
+  const Cache *cache; // stored under their keys as they are hashed; NULL: only hashed
+  Buffer *pieces;     // read back: each piece's entry, or empty for a miss
+} Pieces;
+
+static void hash_piece(void *arg, size_t i) {
+  Pieces *p = arg;
+  const uint8_t *at = p->data + p->offsets[i];
+  size_t size = (size_t)(p->offsets[i + 1] - p->offsets[i]);
+  cache_content_key(at, size, p->keys[i]);
+  if (p->cache && !cache_refresh(p->cache, "relinkout", p->keys[i], size))
+    cache_store(p->cache, "relinkout", p->keys[i], &(Buffer){(uint8_t *)at, size, false});
+}
+
+// A piece that is missing, damaged or of another size is a miss; one there is removed (the
+// next record stores it again: cache_refresh would keep it).
+static void read_piece(void *arg, size_t i) {
+  Pieces *p = arg;
+  size_t size = (size_t)(p->offsets[i + 1] - p->offsets[i]);
+  if (!cache_get(p->cache, "relinkout", p->keys[i], &p->pieces[i]) && p->pieces[i].size == size)
+    return;
+  free(p->pieces[i].data);
+  p->pieces[i] = (Buffer){0};
+  cache_remove_damaged(p->cache, "relinkout", p->keys[i], NULL);
+}
 
 typedef struct {
   uint64_t dev, ino, size;
@@ -80,8 +145,9 @@ static bool ignored_option(const char *arg) {
 }
 
 void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *groups,
-                  size_t num_groups, const StringList *files, const char *output) {
-  *rl = (Relink){.cache = cache, .output = output, .files = files, .started_ns = now_ns()};
+                  size_t num_groups, const StringList *files, const char *output, int jobs) {
+  *rl = (Relink){
+      .cache = cache, .output = output, .files = files, .started_ns = now_ns(), .jobs = jobs};
   CacheHasher h;
   cache_hash_init(&h);
   cache_hash_tool(&h, "relink 1");
@@ -110,17 +176,21 @@ void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *g
   }
 }
 
-// The record: the time its identities were taken, the output's content key and size, the
-// output's identity as the link left it, then per file its identity and content key (in the
-// order of FILES, which the link key fixes).
+// The record: the time its identities were taken, the output's size and number of pieces,
+// the output's identity as the link left it, each piece's end and content key, then per file
+// its identity and content key (in the order of FILES, which the link key fixes).
 static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CACHE_KEY_SIZE],
-                         const char *output_key, uint64_t output_size, const Identity *output_id,
+                         size_t n_pieces, const uint64_t *offsets,
+                         char (*piece_keys)[CACHE_KEY_SIZE], const Identity *output_id,
                          int64_t taken_ns) {
   Buffer b = {0};
-  uint64_t head[3] = {RECORD_VERSION, (uint64_t)taken_ns, output_size};
+  uint64_t head[4] = {RECORD_VERSION, (uint64_t)taken_ns, offsets[n_pieces], n_pieces};
   record_put(&b, head, sizeof head);
-  record_put(&b, output_key, CACHE_KEY_SIZE);
   record_put(&b, output_id, sizeof *output_id);
+  for (size_t i = 0; i < n_pieces; i++) {
+    record_put(&b, &offsets[i + 1], sizeof *offsets);
+    record_put(&b, piece_keys[i], CACHE_KEY_SIZE);
+  }
   for (size_t i = 0; i < rl->files->count; i++) {
     record_put(&b, &ids[i], sizeof ids[i]);
     record_put(&b, keys[i], CACHE_KEY_SIZE);
@@ -129,25 +199,79 @@ static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CAC
   free(b.data);
 }
 
+// True when the file at PATH holds the recorded pieces' bytes (their content keys).
+static bool output_matches(const Relink *rl, const char *path, size_t n,
+                           const uint64_t *offsets, char (*keys)[CACHE_KEY_SIZE]) {
+  Buffer b;
+  if (map_file(path, &b)) return false;
+  bool same = b.size == offsets[n];
+  if (same) {
+    char(*now)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
+    Pieces p = {.data = b.data, .offsets = offsets, .keys = now};
+    parallel_for(n, rl->jobs, hash_piece, &p);
+    for (size_t i = 0; same && i < n; i++)
+      same = !strcmp(now[i], keys[i]);
+    free(now);
+  }
+  buffer_free(&b);
+  return same;
+}
+
+// The output of the record, from its pieces in the cache: 0 and OUT, or -1 (a piece missing or
+// damaged).
+static int output_from_cache(const Relink *rl, size_t n, const uint64_t *offsets,
+                             char (*keys)[CACHE_KEY_SIZE], Buffer *out) {
+  Pieces p = {.offsets = offsets, .keys = keys, .cache = rl->cache,
+              .pieces = xcalloc(n ? n : 1, sizeof(Buffer))};
+  parallel_for(n, rl->jobs, read_piece, &p);
+  bool ok = true;
+  for (size_t i = 0; i < n; i++)
+    ok = ok && p.pieces[i].data;
+  *out = (Buffer){0};
+  if (ok) {
+    out->data = xmalloc(offsets[n] ? offsets[n] : 1);
+    for (size_t i = 0; i < n; i++)
+      memcpy(out->data + offsets[i], p.pieces[i].data, p.pieces[i].size);
+    out->size = offsets[n];
+  }
+  for (size_t i = 0; i < n; i++)
+    free(p.pieces[i].data);
+  free(p.pieces);
+  return ok ? 0 : -1;
+}
+
 bool relink_reuse(Relink *rl) {
   Buffer record;
   if (cache_get(rl->cache, "relink", rl->key, &record)) return false;
   size_t n = rl->files->count;
   Identity *ids = rl->ids, *recorded = xcalloc(n ? n : 1, sizeof(Identity));
   char(*keys)[CACHE_KEY_SIZE] = xcalloc(n ? n : 1, CACHE_KEY_SIZE);
-  char output_key[CACHE_KEY_SIZE];
+  char(*piece_keys)[CACHE_KEY_SIZE] = NULL;
+  uint64_t *offsets = NULL;
   Identity output_id;
   RecordReader r = {record.data, record.data + record.size, false};
   size_t size;
   const uint8_t *p = record_get(&r, &size);
-  uint64_t head[3];
+  uint64_t head[4];
   bool ok = p && size == sizeof head;
   if (ok) memcpy(head, p, sizeof head);
-  ok = ok && head[0] == RECORD_VERSION;
-  ok = ok && (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
-  if (ok) memcpy(output_key, p, CACHE_KEY_SIZE);
+  // The count of pieces is checked against the record's size before it sizes an array; the
+  // pieces' ends rise to the output's size.
+  ok = ok && head[0] == RECORD_VERSION && head[3] <= record.size / CACHE_KEY_SIZE;
   ok = ok && (p = record_get(&r, &size)) && size == sizeof(Identity);
   if (ok) memcpy(&output_id, p, sizeof(Identity));
+  if (ok) {
+    piece_keys = xcalloc(head[3] ? head[3] : 1, CACHE_KEY_SIZE);
+    offsets = xcalloc(head[3] + 1, sizeof *offsets);
+  }
+  for (uint64_t i = 0; ok && i < head[3]; i++) {
+    ok = (p = record_get(&r, &size)) && size == sizeof *offsets;
+    if (ok) memcpy(&offsets[i + 1], p, sizeof *offsets);
+    ok = ok && offsets[i + 1] > offsets[i];
+    ok = ok && (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
+    if (ok) memcpy(piece_keys[i], p, CACHE_KEY_SIZE);
+  }
+  ok = ok && offsets[head[3]] == head[2];
   for (size_t i = 0; ok && i < n; i++) {
     ok = (p = record_get(&r, &size)) && size == sizeof(Identity);
     if (ok) memcpy(&recorded[i], p, sizeof(Identity));
@@ -177,19 +301,17 @@ bool relink_reuse(Relink *rl) {
   bool kept = ok && !hashed && !identity_of(rl->output, &now_id) &&
               same_identity(&now_id, &output_id);
   bool checked = false; // the output's content hashed and found the record's
-  if (kept && is_racy(&now_id, (int64_t)head[1])) {
-    char key[CACHE_KEY_SIZE];
-    kept = checked = !content_key(rl->output, key) && !strcmp(key, output_key);
-  }
+  if (kept && is_racy(&now_id, (int64_t)head[1]))
+    kept = checked = output_matches(rl, rl->output, head[3], offsets, piece_keys);
   Buffer out = {0};
   if (kept) {
     note("relink: %zu input(s) unchanged (%zu hashed): the output is the last link's, left as "
          "it is", n, hashed);
     // Its identity checked by content now: recorded again, trusted by the next link's stat.
     if (checked && rl->recordable && !is_racy(&now_id, rl->started_ns))
-      record_write(rl, ids, keys, output_key, head[2], &now_id, rl->started_ns);
+      record_write(rl, ids, keys, head[3], offsets, piece_keys, &now_id, rl->started_ns);
   } else {
-    ok = ok && !cache_get(rl->cache, "relinkout", output_key, &out) && out.size == head[2];
+    ok = ok && !output_from_cache(rl, head[3], offsets, piece_keys, &out);
   }
   if (ok && !kept) {
     int rc = write_output_atomic(rl->output, out.data, out.size);
@@ -199,9 +321,11 @@ bool relink_reuse(Relink *rl) {
     // Recorded with the output's new identity, and the identities that changed with the same
     // content, once they can be trusted.
     if (rl->recordable && !identity_of(rl->output, &now_id))
-      record_write(rl, ids, keys, output_key, out.size, &now_id, rl->started_ns);
+      record_write(rl, ids, keys, head[3], offsets, piece_keys, &now_id, rl->started_ns);
   }
   free(out.data);
+  free(piece_keys);
+  free(offsets);
   if (rl->recorded != recorded) {
     free(recorded);
     free(keys);
@@ -241,10 +365,14 @@ void relink_record(Relink *rl) {
   Identity output_id; // before its bytes are read: a write after this shows in its identity
   ok = ok && !identity_of(rl->output, &output_id) && !map_file(rl->output, &out);
   if (ok) {
-    char output_key[CACHE_KEY_SIZE];
-    cache_content_key(out.data, out.size, output_key);
-    cache_store(rl->cache, "relinkout", output_key, &out);
-    record_write(rl, ids, keys, output_key, out.size, &output_id, rl->started_ns);
+    uint64_t *offsets;
+    size_t n_pieces = piece_bounds(out.data, out.size, &offsets);
+    char(*piece_keys)[CACHE_KEY_SIZE] = xcalloc(n_pieces ? n_pieces : 1, CACHE_KEY_SIZE);
+    Pieces p = {.data = out.data, .offsets = offsets, .keys = piece_keys, .cache = rl->cache};
+    parallel_for(n_pieces, rl->jobs, hash_piece, &p);
+    record_write(rl, ids, keys, n_pieces, offsets, piece_keys, &output_id, rl->started_ns);
+    free(piece_keys);
+    free(offsets);
     buffer_free(&out);
     note("relink: link recorded, %zu of %zu input(s) hashed", hashed, n);
   }

@@ -280,5 +280,6 @@ done:
   free(entries);
   free(out.data);
   free(file.data);
+  strlist_free(&c.split.aot_aspects);
   return 0;
 }

@@ -114,12 +114,13 @@ typedef struct {
   int64_t recorded_ns;
   bool recordable; // every file regular and not changed just now (its identity can be
                    // trusted), and the output there before the link
+  int jobs;        // threads for the output's pieces: hashed, stored and read in parallel
 } Relink;
 
 // Before the link reads anything: the link's key from its arguments (those that change only
 // how it runs, -j, -v, --time-trace, ..., left out) and FILES, and one stat per file.
 void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *groups,
-                  size_t num_groups, const StringList *files, const char *output);
+                  size_t num_groups, const StringList *files, const char *output, int jobs);
 // True when the last link of the same key read the same files, unchanged (by identity, else
 // by content hash): its output, from the cache, is written to the output.
 bool relink_reuse(Relink *rl);

@@ -102,6 +102,29 @@ int main(void) {
   remove_failure_paths();
   check(access(d3, F_OK) != 0, "a failure removes a folder of ours with what we made in it");
 
+  // A folder handed over to the tools it runs goes whole: FIFOs (never opened, or this would
+  // hang), folders at any depth, links (removed, never followed).
+  char *d4 = own_make_dir(prefix, 0700, &error);
+  char *fifo = format("%s/fifo", d4), *sub = format("%s/sub", d4);
+  char *deep = format("%s/deep", sub), *deep_fifo = format("%s/deep/fifo", sub);
+  char *file_link = format("%s/victim-link", sub), *dir_link = format("%s/root-link", d4);
+  check(mkfifo(fifo, 0600) == 0 && mkdir(sub, 0700) == 0 && mkdir(deep, 0700) == 0 &&
+            mkfifo(deep_fifo, 0600) == 0 && symlink(victim, file_link) == 0 &&
+            symlink(root, dir_link) == 0,
+        "a tool leaves FIFOs, folders and links in a folder of ours");
+  check(own_empty_dir(d4) == -ENOTEMPTY && access(fifo, F_OK) == 0,
+        "what the tools made stays in a folder not handed over");
+  check(own_hand_over_dir(d4) == 0, "a folder of ours is handed over");
+  check(own_empty_dir(d4) == 0 && access(d4, F_OK) != 0, "a folder handed over goes whole");
+  check(victim_intact(victim) && access(root, F_OK) == 0 && access(d1, F_OK) == 0,
+        "what its links pointed to stays");
+  check(own_hand_over_dir(root) == -EPERM, "a folder this run did not make is not handed over");
+  char *d5 = own_make_dir(prefix, 0700, &error), *fifo5 = format("%s/fifo", d5);
+  check(mkfifo(fifo5, 0600) == 0 && own_hand_over_dir(d5) == 0, "a second folder handed over");
+  remove_dir_on_failure(d5);
+  remove_failure_paths();
+  check(access(d5, F_OK) != 0, "a failure removes a folder handed over, its FIFO too");
+
   // By a folder's descriptor (the cache's way).
   int dir = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   check(own_create_at(dir, "link", 0666) == -EEXIST, "own_create_at refuses a link");
