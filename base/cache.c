@@ -342,9 +342,12 @@ static int write_tag(int fd) {
 // without a journal (the device machine's /tmp) every creation there skips each inode freed
 // in the last minute (recently_deleted), and a link that removed a few thousand files made a
 // cold cached link after it create its thousands scanning past all of them (bench/RESULTS.md,
-// "The cache's cost"). A hint only: on other file systems, or a folder not ours, it fails.
+// "The cache's cost"). A hint only, set only on a folder of our own user (root too leaves
+// another user's folder as it is); on other file systems it fails and nothing changes.
 static void spread_subfolders(int fd) {
   int flags = 0;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) return;
   if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_TOPDIR_FL)) {
     flags |= FS_TOPDIR_FL;
     (void)ioctl(fd, FS_IOC_SETFLAGS, &flags);
