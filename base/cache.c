@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -332,6 +334,26 @@ static int write_tag(int fd) {
   return rc;
 }
 
+// Marks the entries' folder FD as the top of a hierarchy (ext4's FS_TOPDIR_FL, what `chattr
+// +T` sets): the folders made in it (the 256 entry folders, each link's libLTO folder) are
+// then spread over the file system's block groups, as the Orlov allocator spreads top-level
+// folders, instead of being packed next to it. Where the cache is in a folder beside others'
+// files (TMPDIR), new files are otherwise allocated in the group where those were: on ext4
+// without a journal (the device machine's /tmp) every creation there skips each inode freed
+// in the last minute (recently_deleted), and a link that removed a few thousand files made a
+// cold cached link after it create its thousands scanning past all of them (bench/RESULTS.md,
+// "The cache's cost"). A hint only, set only on a folder of our own user (root too leaves
+// another user's folder as it is); on other file systems it fails and nothing changes.
+static void spread_subfolders(int fd) {
+  int flags = 0;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) return;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_TOPDIR_FL)) {
+    flags |= FS_TOPDIR_FL;
+    (void)ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+}
+
 int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errmsg) {
   int rc = make_dirs(dir);
   if (rc) {
@@ -381,6 +403,7 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
                            strerror(-c->root_fd));
     goto fail;
   }
+  spread_subfolders(c->root_fd);
   close(fd);
   c->dir = xstrdup(dir);
   c->root = format("%s/" ENTRIES_FOLDER, dir);

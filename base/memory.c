@@ -41,6 +41,7 @@ enum { READ_MEMORY_FLOOR_MB = 2048, READ_MEMORY_PER_BYTE = 64 };
 static struct rlimit saved_data_limit;
 static bool ceiling_set;
 
+#ifndef NO_MEMORY_CEILING
 // VmData of /proc/self/status, in bytes; 0 if it cannot be read.
 static uint64_t data_in_use(void) {
   FILE *f = fopen("/proc/self/status", "r");
@@ -51,6 +52,7 @@ static uint64_t data_in_use(void) {
   if (f) fclose(f);
   return (uint64_t)kb << 10;
 }
+#endif
 
 void read_memory_ceiling_begin(uint64_t input_bytes) {
 #ifndef NO_MEMORY_CEILING

@@ -13,6 +13,10 @@
 # its group, so removing the last run's cache right before a cold link made each of its file
 # creations scan past thousands of them (bench/RESULTS.md, "The cache's cost"). REMOVE=1 does
 # that still (one cache folder, removed right before each cold link), as this script did first.
+# TMPDIR_PER_LINK=1 gives every link a TMPDIR of its own in a folder marked `chattr +T` (where
+# it can be set): a link without a cache writes libLTO's 2401 results in TMPDIR and removes
+# them, and the next link creating files beside them (the next uncached link's results, in the
+# same TMPDIR) scans past those freed inodes; spread, neither link meets the other's.
 set -euo pipefail
 tool=$(realpath "${1:?usage: cache.sh TOOL OBJ_DIR [CORES...]}")
 objs=$(realpath "${2:?usage: cache.sh TOOL OBJ_DIR [CORES...]}")
@@ -22,6 +26,9 @@ cores=("$@")
 runs=${RUNS:-3} split=${SPLIT:-kernel}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ "${TMPDIR_PER_LINK:-0}" = 1 ]; then
+  mkdir "$work/tmp" && { chattr +T "$work/tmp" 2>/dev/null || echo "chattr +T: not set" >&2; }
+fi
 tools=("new:$tool")
 [ -n "${BASE:-}" ] && tools+=("base:$(realpath "$BASE")")
 
@@ -31,6 +38,7 @@ link() { # CORES TOOL OUT [OPTIONS...]
   shift 3
   local pin=()
   [ "$n" -lt "$(nproc)" ] && pin=(taskset -c "0-$((n - 1))")
+  [ "${TMPDIR_PER_LINK:-0}" = 1 ] && pin=(env TMPDIR="$(mktemp -d -p "$work/tmp")" "${pin[@]}")
   "${pin[@]}" /usr/bin/time -f "%e %U %S" -o "$work/time" "$t" link --split="$split" -j"$n" \
     --device-libs="$objs/devicelib.bc" "$objs"/*.o -o "$work/$out" "$@" >/dev/null 2>"$work/log" ||
     { cat "$work/log" >&2; exit 1; }

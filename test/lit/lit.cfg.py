@@ -58,6 +58,10 @@ def feature_if_runs(feature, command):
 feature_if_runs("mount", ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4k tmpfs /mnt"])
 # Separate PID namespaces (root): two links that are both PID 1 beside each other (issue 30).
 feature_if_runs("pidns", ["unshare", "--pid", "--fork", "--mount-proc", "true"])
+# ext4's FS_TOPDIR_FL settable here (chattr +T): cache/spread-folders.test.
+feature_if_runs("topdir", ["sh", "-c", 'd=$(mktemp -d -p "$0") || exit 1; chattr +T "$d" && '
+                           'lsattr -d "$d" | cut -d" " -f1 | grep -q T; r=$?; rm -rf "$d"; exit $r',
+                           os.path.dirname(config.bin_dir)])
 # strace, for the hostile directory test (reliability/hostile-directory.test).
 import shutil
 if shutil.which("strace"):
