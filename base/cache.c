@@ -292,6 +292,7 @@ static bool folder_is_empty(int fd) {
     if (copy >= 0) close(copy);
     return false;
   }
+  rewinddir(d); // the copy shares FD's position: a listing before this one left it at the end
   bool empty = true;
   for (struct dirent *e; empty && (e = readdir(d));)
     empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
@@ -372,7 +373,13 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
     goto fail;
   }
   // A folder of someone's files is not adopted: pruning would be free to remove what is
-  // named like our entries, and a planted entry would be found there.
+  // named like our entries, and a planted entry would be found there. A link opening the same
+  // new folder may have tagged it and begun to fill it since the tag was read (links make
+  // nothing in it before the tag): so files there mean refusal only if it is still untagged.
+  if (!tag && !folder_is_empty(fd) && (tag = read_tag(fd)) < 0) {
+    *errmsg = xstrdup("its CACHEDIR.TAG is not a cache directory tag; not taken as a cache");
+    goto fail;
+  }
   if (!tag && !folder_is_empty(fd)) {
     *errmsg = xstrdup("not a cache directory: it holds files but no CACHEDIR.TAG (name a new "
                       "or empty directory; a cache of an earlier sycl-thinlto has no tag: "
