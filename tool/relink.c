@@ -1,6 +1,8 @@
 // A link whose inputs are those of a link before it gives that link's output again, at the
 // cost of one stat per input: the record of the last link (each input's identity and content
-// hash, the output's hash) and the output itself live in --cache-dir. It links nothing.
+// hash, the output's hash) and the output itself live in --cache-dir. It links nothing. The
+// record also keeps each file's images as the input stage found them and their split entries'
+// keys: a link that runs takes an unchanged file's images from there, unread (tool/link.c).
 #include "tool/tool.h"
 
 #include <errno.h>
