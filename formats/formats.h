@@ -210,13 +210,24 @@ typedef struct {
 
 // Adds the images of one file (any supported form). Errors are fatal.
 void read_input_file(InputSet *set, const char *path, bool is_library);
+// Files a relink takes from its record (tool/relink.c): those whose SKIP is set are not read;
+// ADD puts the file's recorded images in the set (input_set_add_recorded) where the file's
+// would be, and the set's file of that index is empty.
+typedef struct {
+  const bool *skip;
+  void (*add)(InputSet *set, size_t file, void *ctx);
+  void *ctx;
+} InputReplay;
 // The same for every file of PATHS, in order, those from FIRST_LIBRARY on as --device-libs;
 // the files are read JOBS at a time (a relink reads a thousand unchanged files), their
 // images found in order, so the first file in error is the one a serial read reports. KEYS
 // (or NULL): for each path whose WANT is set, the content key (cache_content_key) of the
-// bytes read.
+// bytes read. REPLAY (or NULL): the files taken from a relink record.
 void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs,
-                      const bool *want, char (*keys)[CACHE_KEY_SIZE]);
+                      const bool *want, char (*keys)[CACHE_KEY_SIZE], const InputReplay *replay);
+// An image recorded by a relink (no bytes: data NULL), checked for the link's target as a
+// read one is; IMAGE's strings are taken.
+void input_set_add_recorded(InputSet *set, InputImage image);
 // The same for a file's bytes, named ORIGIN in messages; the images point into DATA.
 void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, size_t size,
                       bool is_library);

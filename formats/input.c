@@ -338,9 +338,13 @@ static char *spirv_target(const char *triple) {
 
 // A link's user images must all be for one target: device code for two devices cannot be
 // linked into one image. Device libraries are generic code linked into any target.
-static void check_target(InputSet *set, const char *origin, const char *triple, bool is_library) {
-  if (!set->for_link || is_library) return;
-  char *target = spirv_target(triple);
+// TARGET (malloc'd) is taken: spirv_target(TRIPLE), or a relink record's.
+static void check_target_of(InputSet *set, const char *origin, const char *triple, char *target,
+                            bool is_library) {
+  if (!set->for_link || is_library) {
+    free(target);
+    return;
+  }
   if (!set->target) {
     set->target = target;
     set->target_origin = xstrdup(origin);
@@ -355,6 +359,10 @@ static void check_target(InputSet *set, const char *origin, const char *triple, 
     set->mixed = true;
   }
   free(target);
+}
+
+static void check_target(InputSet *set, const char *origin, const char *triple, bool is_library) {
+  check_target_of(set, origin, triple, spirv_target(triple), is_library);
 }
 
 void input_set_keep_target(InputSet *set, const char *target) {
@@ -380,6 +388,11 @@ static void add_image(InputSet *set, InputImage image) {
     set->items = xrealloc(set->items, set->cap * sizeof *set->items);
   }
   set->items[set->count++] = image;
+}
+
+void input_set_add_recorded(InputSet *set, InputImage image) {
+  check_target_of(set, image.origin, image.triple, xstrdup(image.target), image.is_library);
+  add_image(set, image);
 }
 
 // Keeps the SYCL SPIR-V entries; the others are skipped with a note. Takes the entries.
@@ -588,23 +601,32 @@ typedef struct {
   int *rc;
   const bool *want;
   char (*keys)[CACHE_KEY_SIZE];
+  const bool *skip;
 } ReadJob;
 
 // Runs on a worker thread: reads file I into files[i] (and its key into keys[i]) only.
 static void read_one(void *arg, size_t i) {
   ReadJob *job = arg;
+  if (job->skip && job->skip[i]) return;
   job->rc[i] = read_file(job->paths->items[i], &job->files[i]);
   if (job->rc[i] >= 0 && job->keys && job->want[i])
     cache_content_key(job->files[i].data, job->files[i].size, job->keys[i]);
 }
 
 void read_input_files(InputSet *set, const StringList *paths, size_t first_library, int jobs,
-                      const bool *want, char (*keys)[CACHE_KEY_SIZE]) {
+                      const bool *want, char (*keys)[CACHE_KEY_SIZE], const InputReplay *replay) {
   size_t n = paths->count ? paths->count : 1;
-  ReadJob job = {paths, xcalloc(n, sizeof(Buffer)), xcalloc(n, sizeof(int)), want, keys};
+  ReadJob job = {paths, xcalloc(n, sizeof(Buffer)), xcalloc(n, sizeof(int)), want, keys,
+                 replay ? replay->skip : NULL};
   parallel_for(paths->count, jobs, read_one, &job);
   // In order, as one file after the other: the first file in error is the one reported.
   for (size_t i = 0; i < paths->count; i++) {
+    if (job.skip && job.skip[i]) { // an empty buffer keeps the files in the order of PATHS
+      set->files = xrealloc(set->files, (set->num_files + 1) * sizeof *set->files);
+      set->files[set->num_files++] = (Buffer){0};
+      replay->add(set, i, replay->ctx);
+      continue;
+    }
     if (job.rc[i] < 0) { // the files after it are not the set's: freed before the error
       for (size_t k = i + 1; k < paths->count; k++)
         free(job.files[k].data);

@@ -110,9 +110,22 @@ int split_bitcode(const uint8_t *data, size_t size, const char *name, const Spli
 // virtual-function marks. *keys and every text in it are malloc'd (offload_strings_free).
 void split_image_keys(const SplitImage *image, SplitMode mode, const OffloadString *input_keys,
                       size_t num_input_keys, OffloadString **keys, size_t *count);
+// What a relink records of an image's split (tool/relink.c), one per image of the set before
+// the split.
+typedef struct {
+  // In: "", or the recorded key of the split entry of an image without bytes (taken from a
+  // relink record: its file was not read). Out, with a cache: the key of its split entry.
+  char key[CACHE_KEY_SIZE];
+  // An image without bytes: the file that holds them at OFFSET, read only when the entry is
+  // missing or damaged (a file that no longer holds the recorded bytes there is an error).
+  const char *path;
+  uint64_t offset;
+  bool split; // out: replaced by its split images (not left as it is)
+} SplitEntryKey;
 // split/stage.c: the link-time split stage: every user image without a sycl-split key or
 // mark is split in parallel and replaced by its images (their bytes join inputs->files).
-void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs);
+// KEYS (or NULL): one per image of INPUTS, as SplitEntryKey says.
+void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs, SplitEntryKey *keys);
 // split/program.c: whole-program facts, read from every bitcode image of the link (in
 // parallel; from CACHE for bitcode read before): which aspects each function reaches through
 // direct calls and "calls-indirectly" sets in any unit.

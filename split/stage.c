@@ -2,6 +2,7 @@
 // parallel across inputs, and replaced by its images. It does not resolve or link anything.
 #include "split/split.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,8 @@ typedef struct {
   SplitResult result;
   bool split; // false: left as it is (library, not bitcode, split before)
   char *error;
+  SplitEntryKey *entry; // or NULL
+  Buffer file;          // an image without bytes whose entry missed: its file, read here
 } SplitJob;
 
 typedef struct {
@@ -196,14 +199,44 @@ static void split_one(void *arg, size_t i) {
   const Cache *cache = stage->options->cache;
   bool already_split;
   char key[CACHE_KEY_SIZE];
-  if (cache) {
+  const uint8_t *data = job->input->data;
+  SplitEntryKey *entry = job->entry;
+  if (!data) { // taken from a relink record: its entry, else its bytes from its file
+    if (cache && entry && entry->key[0]) {
+      memcpy(key, entry->key, CACHE_KEY_SIZE);
+      if (load_split(cache, key, &already_split, &job->result)) {
+        if (!already_split) {
+          job->split = entry->split = true;
+          return;
+        }
+        split_result_free(&job->result); // recorded as split: the entry is not this image's
+      }
+    }
+    int rc = entry && entry->path ? read_file(entry->path, &job->file) : -EINVAL;
+    if (rc < 0 || job->file.size < entry->offset ||
+        job->file.size - entry->offset < job->input->size) {
+      job->error = format("changed while the link read it (%s)",
+                          rc < 0 ? read_error_text(rc) : "shorter than recorded");
+      return;
+    }
+    data = job->file.data + entry->offset;
+    InputImage in = *job->input;
+    in.data = data;
+    split_key(&in, stage->options, key);
+    if (cache && entry->key[0] && strcmp(key, entry->key)) {
+      job->error = xstrdup("changed while the link read it (not the recorded bytes)");
+      return;
+    }
+  } else if (cache) {
     split_key(job->input, stage->options, key);
+    if (entry) memcpy(entry->key, key, CACHE_KEY_SIZE);
     if (load_split(cache, key, &already_split, &job->result)) {
       job->split = !already_split;
+      if (entry) entry->split = job->split;
       return;
     }
   }
-  if (split_bitcode(job->input->data, job->input->size, job->input->origin, stage->options,
+  if (split_bitcode(data, job->input->size, job->input->origin, stage->options,
                     &job->result, &already_split, &job->error) == 0) {
     job->split = !already_split;
     for (size_t k = 0; cache && stage->options->describe && k < job->result.count; k++) {
@@ -212,7 +245,10 @@ static void split_one(void *arg, size_t i) {
         im->symbols = (Buffer){0}; // resolution reads the image itself
     }
     if (cache) store_split(cache, key, already_split, &job->result);
+    if (entry) entry->split = job->split;
   }
+  if (!job->split && !job->input->data && !job->error) // kept as it is: it has no bytes
+    job->error = xstrdup("changed while the link read it (no longer split)");
 }
 
 static bool wants_split(const InputImage *in) {
@@ -230,7 +266,7 @@ static void add_input(InputImage **items, size_t *count, size_t *cap, InputImage
   (*items)[(*count)++] = image;
 }
 
-void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
+void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs, SplitEntryKey *keys) {
   SplitJob *work = xcalloc(inputs->count + 1, sizeof(SplitJob));
   size_t *todo = xmalloc((inputs->count + 1) * sizeof(size_t));
   size_t num_todo = 0;
@@ -239,8 +275,10 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
     if (wants_split(&inputs->items[i])) todo[num_todo++] = i;
   }
   SplitJob *batch = xcalloc(num_todo + 1, sizeof(SplitJob));
-  for (size_t t = 0; t < num_todo; t++)
+  for (size_t t = 0; t < num_todo; t++) {
     batch[t].input = &inputs->items[todo[t]];
+    batch[t].entry = keys ? &keys[todo[t]] : NULL;
+  }
   SplitStage stage = {batch, o};
   parallel_for(num_todo, jobs, split_one, &stage);
   for (size_t t = 0; t < num_todo; t++) {
@@ -248,6 +286,8 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs) {
     // An image left as it is was read whole and verified here (or by the link that wrote
     // its cache entry): the facts stage reads it without verifying again.
     if (!batch[t].split) inputs->items[todo[t]].verified = true;
+    free(batch[t].file.data); // the split images have bytes of their own
+    batch[t].file = (Buffer){0};
     work[todo[t]] = batch[t];
   }
   free(batch);

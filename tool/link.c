@@ -493,6 +493,11 @@ typedef struct {
   // The stages' results, in the order they are made.
   InputSet inputs;          // input: every device image; split and regroup replace some
   size_t files_read;        // input: the files read (the split adds its images' bytes)
+  // input, with relinks: the files taken from the record (not read), where each image is
+  // (file; the first image of each replayed file) and its split entry (split stage).
+  bool *replayed;
+  size_t *first_image;
+  SplitEntryKey *split_keys;
   ProgramFacts *program;    // facts: what no unit sees alone; freed after prepare
   Resolution r;             // resolve: the modules, who defines what, what is emitted
   size_t input_modules;     // resolve: the modules linked (before full LTO's split)
@@ -618,6 +623,109 @@ static void start_workers(Link *l) {
   if (rc) fatal(NULL, "cannot start the SPIR-V worker spawner: %s", strerror(-rc));
 }
 
+// The early split, for inputs not split at compile time: one image per kernel or per
+// source, virtual-function sets outlined, each with a summary; pre-split inputs pass
+// through. Full LTO splits once, after linking, instead.
+static bool splits_inputs(const Link *l) {
+  return !l->o->full_lto && (l->split.mode != SPLIT_NONE || l->split.aot);
+}
+
+// Input FILE's images from the relink record (read_input_files' order).
+static void add_recorded(InputSet *set, size_t file, void *ctx) {
+  Link *l = ctx;
+  const RecordedFile *f = &l->relink.files_in[file];
+  l->first_image[file] = set->count;
+  for (size_t k = 0; k < f->count; k++) {
+    InputImage im = input_image_derive(&f->images[k]);
+    im.keys = xcalloc(f->images[k].num_keys + 1, sizeof(OffloadString));
+    for (size_t j = 0; j < f->images[k].num_keys; j++)
+      im.keys[j] = (OffloadString){xstrdup(f->images[k].keys[j].key),
+                                   xstrdup(f->images[k].keys[j].value)};
+    im.num_keys = f->images[k].num_keys;
+    input_set_add_recorded(set, im);
+  }
+}
+
+// What the record keeps of each file: a replayed file's record as it was; a read one's images
+// when every one of them is split here (user bitcode without a split key, whose bytes lie in
+// the file). The split stage fills in their entries' keys (record_split_keys).
+static void found_in_files(Link *l, const StringList *paths) {
+  InputSet *set = &l->inputs;
+  size_t n = paths->count;
+  l->relink.files_out = xcalloc(n + 1, sizeof(RecordedFile));
+  if (set->num_files != n || set->mixed) return; // read_inputs has read every file then
+  l->split_keys = xcalloc(set->count + 1, sizeof(SplitEntryKey));
+  size_t at = 0; // the next image
+  for (size_t i = 0; i < n; i++) {
+    RecordedFile *out = &l->relink.files_out[i];
+    if (l->replayed[i]) {
+      RecordedFile *in = &l->relink.files_in[i];
+      for (size_t k = 0; k < in->count; k++) {
+        l->split_keys[l->first_image[i] + k] = in->keys[k];
+        l->split_keys[l->first_image[i] + k].path = paths->items[i];
+      }
+      at = l->first_image[i] + in->count;
+      *out = *in; // its record stays as it was
+      *in = (RecordedFile){0};
+      continue;
+    }
+    const Buffer *file = &set->files[i];
+    size_t first = at;
+    bool known = i < l->o->inputs.count;
+    while (at < set->count && set->items[at].data &&
+           set->items[at].data >= file->data && set->items[at].data < file->data + file->size)
+      at++;
+    for (size_t k = first; known && k < at; k++) {
+      const InputImage *im = &set->items[k];
+      known = !im->is_library && im->image_kind == IMG_BITCODE &&
+              im->size <= (size_t)(file->data + file->size - im->data);
+      for (size_t j = 0; known && j < im->num_keys; j++)
+        known = strcmp(im->keys[j].key, SPLIT_KEY) != 0;
+    }
+    if (!known) continue;
+    out->known = true;
+    out->count = at - first;
+    out->images = xcalloc(out->count + 1, sizeof(InputImage));
+    out->keys = xcalloc(out->count + 1, sizeof(SplitEntryKey));
+    for (size_t k = 0; k < out->count; k++) {
+      const InputImage *im = &set->items[first + k];
+      out->images[k] = input_image_derive(im);
+      out->images[k].keys = xcalloc(im->num_keys + 1, sizeof(OffloadString));
+      for (size_t j = 0; j < im->num_keys; j++)
+        out->images[k].keys[j] = (OffloadString){xstrdup(im->keys[j].key),
+                                                 xstrdup(im->keys[j].value)};
+      out->images[k].num_keys = im->num_keys;
+      out->images[k].data = NULL;
+      out->images[k].verified = out->images[k].link_ready = false;
+      out->keys[k].offset = (uint64_t)(im->data - file->data);
+    }
+    l->first_image[i] = first;
+  }
+  // Images of no file (the set not as expected): no file is recorded with images.
+  if (at != set->count)
+    for (size_t i = 0; i < n; i++)
+      if (!l->replayed[i]) recorded_file_free(&l->relink.files_out[i]);
+}
+
+// After the split: each read file's images' entry keys; a file with an image not split (or
+// without its entry's key) is recorded without images.
+static void record_split_keys(Link *l) {
+  if (!l->split_keys) return;
+  for (size_t i = 0; i < l->files.count; i++) {
+    RecordedFile *out = &l->relink.files_out[i];
+    if (l->replayed[i] || !out->known) continue;
+    bool ok = true;
+    for (size_t k = 0; ok && k < out->count; k++) {
+      const SplitEntryKey *e = &l->split_keys[l->first_image[i] + k];
+      ok = e->split && e->key[0];
+      if (ok) memcpy(out->keys[k].key, e->key, CACHE_KEY_SIZE);
+    }
+    if (!ok) recorded_file_free(out);
+  }
+  free(l->split_keys);
+  l->split_keys = NULL;
+}
+
 // Every device image of every input: bitcode, OffloadBinary, fat object, archive.
 static void read_inputs(Link *l) {
   // Until the facts stage has verified every module, LLVM reads untrusted bytes: a malformed
@@ -638,8 +746,33 @@ static void read_inputs(Link *l) {
   for (size_t i = 0; i < l->device_libs.count; i++)
     strlist_push(&paths, l->device_libs.items[i]);
   // A file changed just before the link: the record takes the key of the bytes read here.
+  // An input whose identity is the record's is not read: its images are the record's.
+  InputReplay replay = {.add = add_recorded, .ctx = l};
+  size_t taken = 0;
+  if (l->relinks && splits_inputs(l)) {
+    l->replayed = xcalloc(paths.count + 1, sizeof(bool));
+    l->first_image = xcalloc(paths.count + 1, sizeof(size_t));
+    for (size_t i = 0; i < l->o->inputs.count; i++)
+      taken += l->replayed[i] = relink_file_recorded(&l->relink, i);
+    replay.skip = l->replayed;
+  }
+  InputSet empty = l->inputs;
   read_input_files(&l->inputs, &paths, l->o->inputs.count, l->jobs,
-                   l->relinks ? l->relink.racy : NULL, l->relinks ? l->relink.read_keys : NULL);
+                   l->relinks ? l->relink.racy : NULL, l->relinks ? l->relink.read_keys : NULL,
+                   l->replayed ? &replay : NULL);
+  // Two targets, one kept (images dropped), or files not one to one with the paths: every
+  // file read, none recorded.
+  if (taken && (l->inputs.mixed || l->inputs.num_files != paths.count)) {
+    input_set_free(&l->inputs);
+    l->inputs = empty;
+    memset(l->replayed, 0, paths.count * sizeof(bool));
+    taken = 0;
+    read_input_files(&l->inputs, &paths, l->o->inputs.count, l->jobs, l->relink.racy,
+                     l->relink.read_keys, NULL);
+  }
+  if (l->relinks) note("input: %zu file(s) read, %zu taken from the relink record",
+                       paths.count - taken, taken);
+  if (l->replayed) found_in_files(l, &paths);
   free(paths.items);
   if (l->inputs.mixed) input_set_keep_target(&l->inputs, l->inputs.prefer_target);
   size_t user_images = 0;
@@ -661,14 +794,9 @@ static void read_inputs(Link *l) {
   l->files_read = l->inputs.num_files;
 }
 
-// The early split, for inputs not split at compile time: one image per kernel or per
-// source, virtual-function sets outlined, each with a summary; pre-split inputs pass
-// through. Full LTO splits once, after linking, instead.
-static bool splits_inputs(const Link *l) {
-  return !l->o->full_lto && (l->split.mode != SPLIT_NONE || l->split.aot);
-}
 static void split_stage(Link *l) {
-  split_inputs(&l->inputs, &l->split, l->jobs);
+  split_inputs(&l->inputs, &l->split, l->jobs, l->split_keys);
+  record_split_keys(l);
 }
 
 // What no unit sees alone: the aspects each kernel reaches through other units' functions
@@ -827,6 +955,9 @@ static int link_end(Link *l) {
   }
   free(l->time_trace);
   if (l->relinks) relink_free(&l->relink);
+  free(l->replayed);
+  free(l->first_image);
+  free(l->split_keys);
   strlist_free(&l->files);
   for (size_t i = 0; i < l->r.num_modules; i++)
     buffer_free(&l->optimized[i]);

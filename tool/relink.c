@@ -1,6 +1,8 @@
 // A link whose inputs are those of a link before it gives that link's output again, at the
 // cost of one stat per input: the record of the last link (each input's identity and content
-// hash, the output's hash) and the output itself live in --cache-dir. It links nothing.
+// hash, the output's hash) and the output itself live in --cache-dir. It links nothing. The
+// record also keeps each file's images as the input stage found them and their split entries'
+// keys: a link that runs takes an unchanged file's images from there, unread (tool/link.c).
 #include "tool/tool.h"
 
 #include <errno.h>
@@ -19,7 +21,8 @@
 // the file system's clock leaves the times as they were): the link records the content key
 // of the bytes it read of it (the input stage hashes them), and the next link hashes the
 // file again whatever its identity (is_racy against the record's time).
-enum { RECORD_VERSION = 3 }; // 2: the output's identity; 3: the output in pieces
+enum { RECORD_VERSION = 4 }; // 2: the output's identity; 3: the output in pieces; 4: each
+                              // file's images and their split entries' keys
 static const int64_t RACY_NS = 1000000000;
 
 // The output is recorded in pieces of whole OffloadBinary blobs (images), at most 64 of them,
@@ -181,13 +184,114 @@ void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *g
   }
 }
 
+void recorded_file_free(RecordedFile *f) {
+  for (size_t k = 0; k < f->count; k++)
+    input_image_free(&f->images[k]);
+  free(f->images);
+  free(f->keys);
+  *f = (RecordedFile){0};
+}
+
+static void put_string(Buffer *b, const char *s) {
+  record_put(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+// A file's images: their count (UINT64_MAX: not known), then per image its strings, kinds,
+// size and offset in the file, keys, and its split entry's key.
+typedef struct {
+  uint64_t offset, size;
+  uint16_t image_kind, offload_kind;
+  uint32_t num_keys;
+} ImageHead;
+
+static void put_file(Buffer *b, const RecordedFile *f) {
+  uint64_t count = f && f->known ? f->count : UINT64_MAX;
+  record_put(b, &count, sizeof count);
+  for (size_t k = 0; f && f->known && k < f->count; k++) {
+    const InputImage *im = &f->images[k];
+    ImageHead head = {f->keys[k].offset, im->size, im->image_kind, im->offload_kind,
+                      (uint32_t)im->num_keys};
+    record_put(b, &head, sizeof head);
+    put_string(b, im->origin);
+    put_string(b, im->triple);
+    put_string(b, im->arch);
+    put_string(b, im->target);
+    for (size_t j = 0; j < im->num_keys; j++) {
+      put_string(b, im->keys[j].key);
+      put_string(b, im->keys[j].value);
+    }
+    record_put(b, f->keys[k].key, CACHE_KEY_SIZE);
+  }
+}
+
+// A string without a NUL in it, or NULL (R marked bad).
+static char *get_string(RecordReader *r) {
+  size_t n;
+  const uint8_t *p = record_get(r, &n);
+  if (!p || memchr(p, 0, n)) {
+    r->bad = true;
+    return NULL;
+  }
+  return xstrndup((const char *)p, n);
+}
+
+// False on anything damaged. An image must be what the split stage splits: user bitcode
+// without a split key (the link took no bytes of it).
+static bool get_file(RecordReader *r, RecordedFile *f) {
+  *f = (RecordedFile){0};
+  size_t size;
+  const uint8_t *p = record_get(r, &size);
+  uint64_t count;
+  if (!p || size != sizeof count) return false;
+  memcpy(&count, p, sizeof count);
+  if (count == UINT64_MAX) return true;
+  if (count > (uint64_t)(r->end - r->p) / sizeof(ImageHead)) return false;
+  f->known = true;
+  f->images = xcalloc(count ? count : 1, sizeof(InputImage));
+  f->keys = xcalloc(count ? count : 1, sizeof(SplitEntryKey));
+  bool ok = true;
+  for (uint64_t k = 0; ok && k < count; k++) {
+    ImageHead head;
+    ok = (p = record_get(r, &size)) && size == sizeof head;
+    if (!ok) break;
+    memcpy(&head, p, sizeof head);
+    ok = head.image_kind == IMG_BITCODE && head.num_keys <= (uint64_t)(r->end - r->p) / 16;
+    if (!ok) break;
+    InputImage *im = &f->images[f->count++];
+    *im = (InputImage){.image_kind = head.image_kind, .offload_kind = head.offload_kind,
+                       .size = (size_t)head.size, .keys_copied = true};
+    f->keys[k].offset = head.offset;
+    im->origin = get_string(r);
+    im->triple = get_string(r);
+    im->arch = get_string(r);
+    im->target = get_string(r);
+    im->keys = xcalloc(head.num_keys ? head.num_keys : 1, sizeof(OffloadString));
+    for (uint32_t j = 0; !r->bad && j < head.num_keys; j++) {
+      char *key = get_string(r), *value = key ? get_string(r) : NULL;
+      if (!value) {
+        free(key);
+        break;
+      }
+      im->keys[im->num_keys++] = (OffloadString){key, value};
+      ok = ok && strcmp(key, SPLIT_KEY);
+    }
+    ok = ok && !r->bad && im->num_keys == head.num_keys && head.offset <= UINT64_MAX - head.size;
+    ok = ok && (p = record_get(r, &size)) && size == CACHE_KEY_SIZE && p[0] &&
+         !p[CACHE_KEY_SIZE - 1];
+    if (ok) memcpy(f->keys[k].key, p, CACHE_KEY_SIZE);
+  }
+  if (!ok || r->bad) recorded_file_free(f);
+  return ok && !r->bad;
+}
+
 // The record: the time its identities were taken, the output's size and number of pieces,
 // the output's identity as the link left it, each piece's end and content key, then per file
-// its identity and content key (in the order of FILES, which the link key fixes).
+// its identity and content key (in the order of FILES, which the link key fixes), then per
+// file its images (FILES_OF, or none known).
 static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CACHE_KEY_SIZE],
                          size_t n_pieces, const uint64_t *offsets,
                          char (*piece_keys)[CACHE_KEY_SIZE], const Identity *output_id,
-                         int64_t taken_ns) {
+                         int64_t taken_ns, const RecordedFile *files_of) {
   Buffer b = {0};
   uint64_t head[4] = {RECORD_VERSION, (uint64_t)taken_ns, offsets[n_pieces], n_pieces};
   record_put(&b, head, sizeof head);
@@ -200,6 +304,8 @@ static void record_write(const Relink *rl, const Identity *ids, char (*keys)[CAC
     record_put(&b, &ids[i], sizeof ids[i]);
     record_put(&b, keys[i], CACHE_KEY_SIZE);
   }
+  for (size_t i = 0; i < rl->files->count; i++)
+    put_file(&b, files_of ? &files_of[i] : NULL);
   cache_store(rl->cache, "relink", rl->key, &b);
   free(b.data);
 }
@@ -283,9 +389,20 @@ bool relink_reuse(Relink *rl) {
     ok = ok && (p = record_get(&r, &size)) && size == CACHE_KEY_SIZE && !p[CACHE_KEY_SIZE - 1];
     if (ok) memcpy(keys[i], p, CACHE_KEY_SIZE);
   }
+  // A file whose images are damaged is read (its own record dropped); the rest is the record.
+  RecordedFile *files_in = ok ? xcalloc(n ? n : 1, sizeof(RecordedFile)) : NULL;
+  for (size_t i = 0; ok && i < n && !r.bad; i++)
+    if (!get_file(&r, &files_in[i])) r.bad = true;
   ok = ok && r.p == r.end && !r.bad;
   free(record.data);
+  if (!ok && files_in) {
+    for (size_t i = 0; i < n; i++)
+      recorded_file_free(&files_in[i]);
+    free(files_in);
+    files_in = NULL;
+  }
   if (ok) { // kept for relink_record, whatever this link does
+    rl->files_in = files_in;
     rl->recorded = recorded;
     rl->recorded_keys = keys;
     rl->recorded_ns = (int64_t)head[1];
@@ -314,7 +431,8 @@ bool relink_reuse(Relink *rl) {
          "it is", n, hashed);
     // Its identity checked by content now: recorded again, trusted by the next link's stat.
     if (checked && rl->recordable && !is_racy(&now_id, rl->started_ns))
-      record_write(rl, ids, keys, head[3], offsets, piece_keys, &now_id, rl->started_ns);
+      record_write(rl, ids, keys, head[3], offsets, piece_keys, &now_id, rl->started_ns,
+                   rl->files_in);
   } else {
     ok = ok && !output_from_cache(rl, head[3], offsets, piece_keys, &out);
   }
@@ -326,7 +444,8 @@ bool relink_reuse(Relink *rl) {
     // Recorded with the output's new identity, and the identities that changed with the same
     // content, once they can be trusted.
     if (rl->recordable && !identity_of(rl->output, &now_id))
-      record_write(rl, ids, keys, head[3], offsets, piece_keys, &now_id, rl->started_ns);
+      record_write(rl, ids, keys, head[3], offsets, piece_keys, &now_id, rl->started_ns,
+                   rl->files_in);
   }
   free(out.data);
   free(piece_keys);
@@ -344,6 +463,10 @@ static bool as_recorded(const Relink *rl, size_t i) {
   if (!rl->recorded) return false;
   const Identity *ids = rl->ids, *recorded = rl->recorded;
   return same_identity(&ids[i], &recorded[i]) && !is_racy(&ids[i], rl->recorded_ns);
+}
+
+bool relink_file_recorded(const Relink *rl, size_t i) {
+  return rl->files_in && rl->files_in[i].known && as_recorded(rl, i);
 }
 
 void relink_record(Relink *rl) {
@@ -381,7 +504,8 @@ void relink_record(Relink *rl) {
     char(*piece_keys)[CACHE_KEY_SIZE] = xcalloc(n_pieces ? n_pieces : 1, CACHE_KEY_SIZE);
     Pieces p = {.data = out.data, .offsets = offsets, .keys = piece_keys, .cache = rl->cache};
     parallel_for(n_pieces, rl->jobs, hash_piece, &p);
-    record_write(rl, ids, keys, n_pieces, offsets, piece_keys, &output_id, rl->started_ns);
+    record_write(rl, ids, keys, n_pieces, offsets, piece_keys, &output_id, rl->started_ns,
+                 rl->files_out);
     free(piece_keys);
     free(offsets);
     buffer_free(&out);
@@ -390,7 +514,16 @@ void relink_record(Relink *rl) {
   free(keys);
 }
 
+static void free_files(RecordedFile *files, size_t n) {
+  for (size_t i = 0; files && i < n; i++)
+    recorded_file_free(&files[i]);
+  free(files);
+}
+
 void relink_free(Relink *rl) {
+  free_files(rl->files_in, rl->files->count);
+  free_files(rl->files_out, rl->files->count);
+  rl->files_in = rl->files_out = NULL;
   free(rl->racy);
   free(rl->read_keys);
   rl->racy = NULL;

@@ -99,6 +99,16 @@ typedef struct {
 // tool/relink.c — a link whose inputs are unchanged gives the last link's output again
 //
 
+// What the input stage found in one file, and where the split stage found each image's split
+// entry: a relink takes a file whose identity is the record's from here, unread.
+typedef struct {
+  bool known;          // the file's images are below (else it is read whatever its identity)
+  InputImage *images;  // without bytes (data NULL): origin, kinds, triple, keys, size
+  SplitEntryKey *keys; // per image: its split entry's key, its offset in the file
+  size_t count;
+} RecordedFile;
+void recorded_file_free(RecordedFile *f);
+
 typedef struct {
   const Cache *cache;
   const char *output;
@@ -119,6 +129,9 @@ typedef struct {
   bool *racy;
   char (*read_keys)[CACHE_KEY_SIZE];
   int jobs; // threads for the output's pieces: hashed, stored and read in parallel
+  // Per file: its images as the last record has them (relink_reuse), and as this link found
+  // them (set by the link, before relink_record; NULL: none known).
+  RecordedFile *files_in, *files_out;
 } Relink;
 
 // Before the link reads anything: the link's key from its arguments (those that change only
@@ -130,6 +143,9 @@ void relink_begin(Relink *rl, const Cache *cache, char **argv, const ArgGroup *g
 bool relink_reuse(Relink *rl);
 // After a link that succeeded without a warning: records it for relink_reuse.
 void relink_record(Relink *rl);
+// True when file I's identity is the last record's (trusted) and the record has its images:
+// the link takes them from rl->files_in[I] instead of reading the file.
+bool relink_file_recorded(const Relink *rl, size_t i);
 void relink_free(Relink *rl);
 
 //
