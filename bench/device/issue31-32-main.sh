@@ -1,0 +1,30 @@
+#!/bin/bash
+# Run on the device machine from the repository root with .devpack/ (libs.tar.xz) and
+# .devpack-lead/pack.tar.xz: bin/main (main at the end of the session of 2026-11-29 07:00-08:40,
+# strip -g), bin/base (main at 6046726, the session's start), cache.sh and w/ (the 200 x 8
+# objects of the cache sections), bench/relink.sh and n30/ n300/ n1000/ (bench/relink-objects.sh).
+# The cache's cost under both protocols and the relinks, main against the session's start in
+# one call. Recorded in bench/RESULTS.md (the cache and relink sections).
+set -u
+mkdir -p /tmp/d /tmp/p
+unpack() { if command -v xz >/dev/null; then tar xJf "$1" -C "$2"; else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; fi; }
+unpack .devpack/libs.tar.xz /tmp/d
+unpack .devpack-lead/pack.tar.xz /tmp/p
+export LD_LIBRARY_PATH=/tmp/d/lib
+cd /tmp/p
+exec > >(tee "$OUT/results.txt") 2>&1
+echo "cores: $(nproc); /tmp: $(findmnt -no SOURCE,FSTYPE,OPTIONS -T /tmp 2>/dev/null)"
+echo "== cache, a folder per cold link, 16 cores"; BASE=bin/base RUNS=3 ./cache.sh bin/main w 16
+echo "elapsed $SECONDS s"
+echo "== cache, TMPDIR_PER_LINK=1, 16 cores"; TMPDIR_PER_LINK=1 BASE=bin/base RUNS=3 ./cache.sh bin/main w 16
+echo "elapsed $SECONDS s"
+echo "== relink main, 16 cores"; KINDS="none edit" bench/relink.sh bin/main n300 n1000 16 3
+echo "== relink base, 16 cores"; KINDS="none edit" bench/relink.sh bin/base n300 n1000 16 3
+echo "elapsed $SECONDS s"
+echo "== relink main, 2 cores"; KINDS="none edit" taskset -c 0,1 bench/relink.sh bin/main n30 n300 2 3
+echo "== relink base, 2 cores"; KINDS="none edit" taskset -c 0,1 bench/relink.sh bin/base n30 n300 2 3
+echo "elapsed $SECONDS s"
+if [ "$SECONDS" -lt 330 ]; then
+  echo "== cache, TMPDIR_PER_LINK=1, 2 cores"; TMPDIR_PER_LINK=1 BASE=bin/base RUNS=1 ./cache.sh bin/main w 2
+  echo "elapsed $SECONDS s"
+fi
