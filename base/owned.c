@@ -474,6 +474,21 @@ static Owned *entry_owner(const Owned *dir, size_t dir_len, const char *name,
   return NULL;
 }
 
+// The next name after AT in ENTRIES (N bytes of getdents64), "." and ".." skipped; NULL at the
+// end or at a record that does not fit. Only reads memory: a signal handler's clean-up uses it.
+static const char *next_entry(const char *entries, long n, long *at) {
+  while (*at < n) {
+    // struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, name.
+    unsigned short length;
+    memcpy(&length, entries + *at + 16, sizeof length);
+    if (length < 20 || *at + length > n) return NULL;
+    const char *name = entries + *at + 19;
+    *at += length;
+    if (strcmp(name, ".") && strcmp(name, "..")) return name;
+  }
+  return NULL;
+}
+
 // The entry NAME of the open folder DIR_FD, which lstat found to be ENTRY, removed whatever
 // it is, in a folder handed over to tools (own_hand_over_dir): a link as a link, a FIFO, socket
 // or device unlinked without being opened, a folder emptied the same way through descriptors
@@ -498,13 +513,8 @@ static bool remove_whole_entry(int dir_fd, const char *name, const struct stat *
     lseek(fd, 0, SEEK_SET);
     long n;
     while ((n = syscall(SYS_getdents64, fd, entries, ENTRIES_SIZE)) > 0) {
-      for (long at = 0; at < n;) {
-        unsigned short length;
-        memcpy(&length, entries + at + 16, sizeof length);
-        if (length < 20 || at + length > n) break;
-        const char *child = entries + at + 19;
-        at += length;
-        if (!strcmp(child, ".") || !strcmp(child, "..")) continue;
+      long at = 0;
+      for (const char *child; (child = next_entry(entries, n, &at));) {
         struct stat inner;
         if (fstatat(fd, child, &inner, AT_SYMLINK_NOFOLLOW) == 0 &&
             remove_whole_entry(fd, child, &inner, dev, depth + 1, buffers))
@@ -543,14 +553,8 @@ static bool empty_and_remove(const Owned *dir, int depth, EntryBuffers *buffers,
     bool unknown = false;
     long n;
     while ((n = syscall(SYS_getdents64, fd, entries, ENTRIES_SIZE)) > 0) {
-      for (long at = 0; at < n;) {
-        // struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, name.
-        unsigned short length;
-        memcpy(&length, entries + at + 16, sizeof length);
-        if (length < 20 || at + length > n) break;
-        const char *name = entries + at + 19;
-        at += length;
-        if (!strcmp(name, ".") || !strcmp(name, "..")) continue;
+      long at = 0;
+      for (const char *name; (name = next_entry(entries, n, &at));) {
         struct stat entry;
         if (fstatat(fd, name, &entry, AT_SYMLINK_NOFOLLOW) < 0) continue;
         bool removed = false;

@@ -259,6 +259,22 @@ static size_t string_table_add(StringTable *t, const char *s) {
   return at;
 }
 
+// A zeroed blob of BLOB_SIZE bytes appended to OUT, its header's magic, VERSION, size and the
+// entries' offset written (the last header field is the version's own). Blobs are
+// concatenated; each must start 8-byte aligned for LLVM's reader.
+static uint8_t *append_blob(Buffer *out, size_t blob_size, uint32_t version) {
+  size_t start = align_to(out->size, BLOB_ALIGNMENT);
+  out->data = xrealloc(out->data, start + blob_size);
+  memset(out->data + out->size, 0, start + blob_size - out->size);
+  out->size = start + blob_size;
+  uint8_t *blob = out->data + start;
+  memcpy(blob, offload_magic, sizeof offload_magic);
+  write_u32(blob + 4, version);
+  write_u64(blob + 8, blob_size);
+  write_u64(blob + 16, HEADER_SIZE);
+  return blob;
+}
+
 void offload_binary_append(Buffer *out, const OffloadEntry *e) {
   StringTable table = {0};
   buffer_append(&table.bytes, "", 1);
@@ -275,17 +291,7 @@ void offload_binary_append(Buffer *out, const OffloadEntry *e) {
   size_t image_at = align_to(table_at + table.bytes.size, BLOB_ALIGNMENT);
   size_t blob_size = align_to(image_at + e->image_size, BLOB_ALIGNMENT);
 
-  // Blobs are concatenated; each must start 8-byte aligned for LLVM's reader.
-  size_t start = align_to(out->size, BLOB_ALIGNMENT);
-  out->data = xrealloc(out->data, start + blob_size);
-  memset(out->data + out->size, 0, start + blob_size - out->size);
-  out->size = start + blob_size;
-  uint8_t *blob = out->data + start;
-
-  memcpy(blob, offload_magic, sizeof offload_magic);
-  write_u32(blob + 4, 1);
-  write_u64(blob + 8, blob_size);
-  write_u64(blob + 16, HEADER_SIZE);
+  uint8_t *blob = append_blob(out, blob_size, 1);
   write_u64(blob + 24, ENTRY_SIZE);
 
   uint8_t *entry = blob + HEADER_SIZE;
@@ -353,16 +359,7 @@ void offload_binary_write_v2(Buffer *out, const OffloadEntry *entries, size_t co
   }
   size_t blob_size = align_to(end, BLOB_ALIGNMENT);
 
-  size_t start = align_to(out->size, BLOB_ALIGNMENT);
-  out->data = xrealloc(out->data, start + blob_size);
-  memset(out->data + out->size, 0, start + blob_size - out->size);
-  out->size = start + blob_size;
-  uint8_t *blob = out->data + start;
-
-  memcpy(blob, offload_magic, sizeof offload_magic);
-  write_u32(blob + 4, 2);
-  write_u64(blob + 8, blob_size);
-  write_u64(blob + 16, HEADER_SIZE);
+  uint8_t *blob = append_blob(out, blob_size, 2);
   write_u64(blob + 24, count);
   for (size_t i = 0, k = 0; i < count; i++) {
     const OffloadEntry *e = &entries[i];

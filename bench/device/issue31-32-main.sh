@@ -6,12 +6,8 @@
 # The cache's cost under both protocols and the relinks, main against the session's start in
 # one call. Recorded in bench/RESULTS.md (the cache and relink sections).
 set -u
-mkdir -p /tmp/d /tmp/p
-unpack() { if command -v xz >/dev/null; then tar xJf "$1" -C "$2"; else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; fi; }
-unpack .devpack/libs.tar.xz /tmp/d
-unpack .devpack-lead/pack.tar.xz /tmp/p
-export LD_LIBRARY_PATH=/tmp/d/lib
-cd /tmp/p
+. bench/device/setup.sh
+device_setup .devpack-lead/pack.tar.xz
 exec > >(tee "$OUT/results.txt") 2>&1
 echo "cores: $(nproc); /tmp: $(findmnt -no SOURCE,FSTYPE,OPTIONS -T /tmp 2>/dev/null)"
 echo "== cache, a folder per cold link, 16 cores"; BASE=bin/base RUNS=3 ./cache.sh bin/main w 16

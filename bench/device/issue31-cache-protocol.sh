@@ -5,12 +5,8 @@
 # devicelib.bc) and bench/cache.sh (each cold link in a cache folder of its own, none removed
 # before the end; REMOVE=1 the former protocol). Recorded in bench/RESULTS.md, 'The cache's cost'.
 set -u
-mkdir -p /tmp/d /tmp/p
-unpack() { if command -v xz >/dev/null; then tar xJf "$1" -C "$2"; else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; fi; }
-unpack .devpack/libs.tar.xz /tmp/d
-unpack .devpack-lead/pack.tar.xz /tmp/p
-export LD_LIBRARY_PATH=/tmp/d/lib
-cd /tmp/p
+. bench/device/setup.sh
+device_setup .devpack-lead/pack.tar.xz
 echo "cores: $(nproc); /tmp: $(findmnt -no SOURCE,FSTYPE,OPTIONS -T /tmp 2>/dev/null)"
 RUNS=3 ./cache.sh bin/sycl-thinlto w 16 2>&1 | tee "$OUT/cache16.txt"
 echo "elapsed $SECONDS s"

@@ -4,12 +4,8 @@
 # a TMPDIR of its own in a folder marked chattr +T, so that no link creates files beside the
 # inodes the last uncached link freed).
 set -u
-mkdir -p /tmp/d /tmp/p
-unpack() { if command -v xz >/dev/null; then tar xJf "$1" -C "$2"; else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; fi; }
-unpack .devpack/libs.tar.xz /tmp/d
-unpack .devpack-cachepack/pack.tar.xz /tmp/p
-export LD_LIBRARY_PATH=/tmp/d/lib
-cd /tmp/p
+. bench/device/setup.sh
+device_setup .devpack-cachepack/pack.tar.xz
 echo "cores: $(nproc); /tmp: $(findmnt -no SOURCE,FSTYPE,OPTIONS -T /tmp 2>/dev/null)"
 TMPDIR_PER_LINK=1 BASE=bin/sycl-thinlto-base RUNS=3 ./cache.sh bin/sycl-thinlto w 16 2>&1 | tee "$OUT/tmp16.txt"
 echo "elapsed $SECONDS s"

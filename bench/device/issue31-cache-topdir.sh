@@ -3,12 +3,8 @@
 # folder marked FS_TOPDIR_FL) against bin/sycl-thinlto-base (main 6046726), the 200 x 8 objects
 # (w/), bench/cache.sh (a cache folder per cold link). Modelled on bench/device/issue31-cache-protocol.sh.
 set -u
-mkdir -p /tmp/d /tmp/p
-unpack() { if command -v xz >/dev/null; then tar xJf "$1" -C "$2"; else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; fi; }
-unpack .devpack/libs.tar.xz /tmp/d
-unpack .devpack-cachepack/pack.tar.xz /tmp/p
-export LD_LIBRARY_PATH=/tmp/d/lib
-cd /tmp/p
+. bench/device/setup.sh
+device_setup .devpack-cachepack/pack.tar.xz
 echo "cores: $(nproc); /tmp: $(findmnt -no SOURCE,FSTYPE,OPTIONS -T /tmp 2>/dev/null); jbd2: $(ls /proc/fs/jbd2 2>/dev/null | tr '\n' ' ')"
 BASE=bin/sycl-thinlto-base RUNS=3 ./cache.sh bin/sycl-thinlto w 16 2>&1 | tee "$OUT/cache16.txt"
 echo "elapsed $SECONDS s"

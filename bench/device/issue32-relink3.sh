@@ -11,12 +11,8 @@
 # MiB at a time); the process's start alone; a 27 MB file renamed over another against renamed
 # to a new name.
 set -u
-mkdir -p /tmp/d /tmp/p
-unpack() { if command -v xz >/dev/null; then tar xJf "$1" -C "$2"; else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; fi; }
-unpack .devpack/libs.tar.xz /tmp/d
-unpack .devpack-relink3/pack.tar.xz /tmp/p
-export LD_LIBRARY_PATH=/tmp/d/lib
-cd /tmp/p
+. bench/device/setup.sh
+device_setup .devpack-relink3/pack.tar.xz
 exec > >(tee "$OUT/results2.txt") 2>&1
 echo "cores: $(nproc); unpacked at $SECONDS s"
 echo "== new: 16 cores"; KINDS="none edit" bench/relink.sh bin/new n300 n1000 16 3

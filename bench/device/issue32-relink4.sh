@@ -7,13 +7,8 @@
 # both binaries in turn, then bench/relink.sh (nothing changed, one unit edited) for each at 16
 # cores (300, 1000 units) and 2 cores (30, 300 units).
 set -u
-mkdir -p /tmp/d /tmp/p
-unpack() { if command -v xz >/dev/null; then tar xJf "$1" -C "$2"; else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; fi; }
-unpack .devpack/libs.tar.xz /tmp/d
-unpack .devpack-relink3/pack.tar.xz /tmp/p
-unpack .devpack-relink4/pack.tar.xz /tmp/p
-export LD_LIBRARY_PATH=/tmp/d/lib
-cd /tmp/p
+. bench/device/setup.sh
+device_setup .devpack-relink3/pack.tar.xz .devpack-relink4/pack.tar.xz
 exec > >(tee "$OUT/results.txt") 2>&1
 echo "cores: $(nproc); unpacked at $SECONDS s"
 echo "== stages, 1000 units, 16 cores"; bench/relink-stages.sh n1000 5 16 bin/main bin/new
