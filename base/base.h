@@ -154,6 +154,11 @@ int own_remove_dead_dir(const char *path, const struct stat *seen);
 int own_open_dir_at(int at, const char *name, bool create);
 int own_create_at(int dir, const char *name, int mode);
 int own_create_temporary_at(int dir, const char *name, char **tmp);
+// The same, and the file is removed if the run fails (remove_on_failure) from before it is
+// made, not after: *TMP_PATH is DIR_PATH/its name (malloc'd); keep_on_success(*TMP_PATH) once
+// it is renamed into place.
+int own_create_temporary_guarded_at(int dir, const char *dir_path, const char *name, char **tmp,
+                                    char **tmp_path);
 int own_append_at(int dir, const char *name);
 int own_rename_at(int from_dir, const char *from, int to_dir, const char *to);
 int own_link_at(int from_dir, const char *from, int to_dir, const char *to);

@@ -507,13 +507,13 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
   // Unique across hosts: a cache on a shared file system has writers on several (issue 26).
   char *name = format("%s-%s", kind, key);
   char *tmp = NULL, *tmp_path = NULL;
-  int fd = own_create_temporary_at(dir, name, &tmp), rc = 0;
+  char *dir_path = format("%s/%02x", c->root, shard_of(key));
+  int fd = own_create_temporary_guarded_at(dir, dir_path, name, &tmp, &tmp_path), rc = 0;
+  free(dir_path);
   if (fd < 0) {
     rc = fd;
     goto done;
   }
-  tmp_path = format("%s/%02x/%s", c->root, shard_of(key), tmp);
-  remove_on_failure(tmp_path);
   struct iovec parts[2] = {{value->data, value->size}, {trailer, TRAILER_SIZE}};
   size_t total = value->size + TRAILER_SIZE, done = 0;
   while (done < total && !rc) {

@@ -120,7 +120,11 @@ static Owned *index_get(const char *path) {
   }
 }
 
-static Owned *record(const char *path, OwnKind kind, const struct stat *st, bool on_failure) {
+// LISTED (OWN_NAME): on the list of expected names, looked through for what no recorded path
+// is; a name reserved for a file this run makes next (own_create_temporary_guarded_at) is found
+// by its path alone.
+static Owned *record_as(const char *path, OwnKind kind, const struct stat *st, bool on_failure,
+                        bool listed) {
   // cleanup.c's exits and signal handlers reach the records through these (it is below us).
   set_failure_removers(remove_failure_paths, remove_failure_paths_now);
   Owned *node = malloc(sizeof *node);
@@ -137,12 +141,16 @@ static Owned *record(const char *path, OwnKind kind, const struct stat *st, bool
   index_put(node);
   atomic_store(&node->next, atomic_load(&records));
   atomic_store(&records, node);
-  if (kind == OWN_NAME) {
+  if (kind == OWN_NAME && listed) {
     atomic_store(&node->next_name, atomic_load(&names));
     atomic_store(&names, node);
   }
   pthread_mutex_unlock(&lock);
   return node;
+}
+
+static Owned *record(const char *path, OwnKind kind, const struct stat *st, bool on_failure) {
+  return record_as(path, kind, st, on_failure, true);
 }
 
 static Owned *find(const char *path) {
@@ -721,6 +729,27 @@ int own_create_temporary_at(int dir, const char *name, char **tmp) {
       return fd;
     }
     free(try);
+    if (fd != -EEXIST) return fd;
+  }
+  return -EEXIST;
+}
+
+int own_create_temporary_guarded_at(int dir, const char *dir_path, const char *name, char **tmp,
+                                    char **tmp_path) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    char *try = temporary_name(name);
+    char *path = owned_format("%s/%s", dir_path, try);
+    // Reserved before the file is made: a signal between the two would otherwise leave it.
+    Owned *node = record_as(path, OWN_NAME, NULL, true, false);
+    int fd = own_create_at(dir, try, 0666);
+    if (fd >= 0) {
+      *tmp = try;
+      *tmp_path = path;
+      return fd;
+    }
+    atomic_store(&node->gone, true); // someone's file, or none: never removed
+    free(try);
+    free(path);
     if (fd != -EEXIST) return fd;
   }
   return -EEXIST;
