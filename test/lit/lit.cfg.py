@@ -62,7 +62,9 @@ feature_if_runs("pidns", ["unshare", "--pid", "--fork", "--mount-proc", "true"])
 feature_if_runs("topdir", ["sh", "-c", 'd=$(mktemp -d -p "$0") || exit 1; chattr +T "$d" && '
                            'lsattr -d "$d" | cut -d" " -f1 | grep -q T; r=$?; rm -rf "$d"; exit $r',
                            os.path.dirname(config.bin_dir)])
-# strace, for the hostile directory test (reliability/hostile-directory.test).
+# strace that can trace and hold a system call here (ptrace allowed): the hostile directory
+# test (reliability/hostile-directory.test) and the races held open with strace's inject
+# (cache/first-links.test, cache/signal-temporary.test).
 import shutil
-if shutil.which("strace"):
-    config.available_features.add("strace")
+feature_if_runs("strace", ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=getpid",
+                           "-e", "inject=getpid:delay_exit=1000", "true"])
