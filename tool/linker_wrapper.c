@@ -295,15 +295,7 @@ static int wrap_device_code(const WrapperOptions *o, const StringList *device_bi
     free(why);
   }
   note("wrapped %zu device image(s)", count);
-  for (size_t i = 0; i < count; i++) {
-    free(images[i].strings);
-    propsets_free(&properties[i]);
-  }
-  for (size_t i = 0; i < device_binaries->count; i++)
-    free(bytes[i].data);
-  free(bytes);
-  free(images);
-  free(properties);
+  images_to_wrap_free(images, properties, count, bytes, device_binaries->count);
   return rc;
 }
 
@@ -376,17 +368,9 @@ static int write_syclbin(const WrapperOptions *o, const StringList *device_binar
   } else {
     note("SYCLBIN (%s): %zu abstract module(s)", syclbin_state_name(o->syclbin_state), count);
   }
-  for (size_t i = 0; i < count; i++) {
-    free(images[i].strings);
-    propsets_free(&properties[i]);
-  }
-  for (size_t i = 0; i < device_binaries->count; i++)
-    free(bytes[i].data);
+  images_to_wrap_free(images, properties, count, bytes, device_binaries->count);
   free(file.data);
   free(modules);
-  free(bytes);
-  free(images);
-  free(properties);
   return rc ? -1 : 0;
 }
 

@@ -91,15 +91,7 @@ int wrap_main(int argc, char **argv) {
   if (read_images_to_wrap(&inputs, &images, &properties, &count, &bytes)) exit_on_errors();
   if (write_wrapper_object(output, images, properties, count, &o, &why)) fatal(output, "%s", why);
   note("wrapped %zu image(s)", count);
-  for (size_t i = 0; i < count; i++) {
-    free(images[i].strings);
-    propsets_free(&properties[i]);
-  }
-  for (size_t f = 0; f < inputs.count; f++)
-    free(bytes[f].data);
-  free(bytes);
-  free(images);
-  free(properties);
+  images_to_wrap_free(images, properties, count, bytes, inputs.count);
   strlist_free(&inputs);
   return 0;
 }

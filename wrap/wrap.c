@@ -409,6 +409,19 @@ done:
 }
 
 
+void images_to_wrap_free(OffloadEntry *images, PropertySets *properties, size_t count,
+                         Buffer *bytes, size_t files) {
+  for (size_t i = 0; i < count; i++) {
+    free(images[i].strings);
+    propsets_free(&properties[i]);
+  }
+  for (size_t f = 0; f < files; f++)
+    free(bytes[f].data);
+  free(bytes);
+  free(images);
+  free(properties);
+}
+
 // Reads the SYCL images of every file in FILES, with their property sets. The OffloadEntry
 // texts point into *bytes (one buffer per file), freed by the caller.
 int read_images_to_wrap(const StringList *files, OffloadEntry **images, PropertySets **properties,

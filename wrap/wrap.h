@@ -59,6 +59,9 @@ int write_wrapper_object(const char *path, const OffloadEntry *images,
 // Entry texts point into (*bytes)[file]. 0, or -1 after error() naming the file.
 int read_images_to_wrap(const StringList *files, OffloadEntry **images, PropertySets **properties,
                         size_t *count, Buffer **bytes);
+// What read_images_to_wrap gave (COUNT images read from FILES files), freed.
+void images_to_wrap_free(OffloadEntry *images, PropertySets *properties, size_t count,
+                         Buffer *bytes, size_t files);
 
 // wrap/register_host.c: seed 004's "custom host compiler" pass. Every global variable
 // DEFINED in M with "sycl-unique-id" and "sycl-uid-kind" is registered by one internal
