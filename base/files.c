@@ -126,7 +126,16 @@ int check_room(const char *dir, uint64_t bytes) {
   // A name longer than the writers' own ("llvmcache-<40 hex digits>.temp-stream-XXXXXX",
   // "N.spirv64.thinlto.o"): a path they could not open fails here too.
   char *base = format("%s/.room.%.*d", dir, 60, 0), *probe = NULL;
-  int fd = own_create_temporary(base, &probe);
+  // An unnamed file where the file system makes one: nothing is left in DIR whenever the run
+  // ends (a signal between its making and its record left a named probe in the folder); the
+  // writers' name length is then checked by the length of that name alone.
+  int fd = strlen(base) + 40 >= PATH_MAX ? -ENAMETOOLONG
+                                          : open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd == -ENAMETOOLONG) {
+    free(base);
+    return fd;
+  }
+  if (fd < 0) fd = own_create_temporary(base, &probe);
   free(base);
   int rc = fd < 0 ? fd : 0;
   // fallocate, not posix_fallocate: where a file system cannot reserve, glibc's fallback
@@ -135,7 +144,7 @@ int check_room(const char *dir, uint64_t bytes) {
     rc = -errno;
   if (fd >= 0) {
     close(fd);
-    own_remove(probe);
+    if (probe) own_remove(probe);
   }
   free(probe);
   return rc;

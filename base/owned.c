@@ -742,6 +742,13 @@ int own_create_temporary_guarded_at(int dir, const char *dir_path, const char *n
     // Reserved before the file is made: a signal between the two would otherwise leave it.
     Owned *node = record_as(path, OWN_NAME, NULL, true, false);
     int fd = own_create_at(dir, try, 0666);
+    // A signal's handler that began its removals before this file was made may have finished
+    // them: the file goes now, by this thread (base/cleanup.c, on_ending_signal).
+    if (fd >= 0 && ending_by_signal()) {
+      close(fd);
+      unlinkat(dir, try, 0);
+      fd = -EINTR;
+    }
     if (fd >= 0) {
       *tmp = try;
       *tmp_path = path;
