@@ -157,6 +157,9 @@ int own_create_temporary_at(int dir, const char *name, char **tmp);
 // The same, and the file is removed if the run fails (remove_on_failure) from before it is
 // made, not after: *TMP_PATH is DIR_PATH/its name (malloc'd); keep_on_success(*TMP_PATH) once
 // it is renamed into place.
+// An unnamed regular file in DIR (O_TMPFILE): gone when closed, whatever ends the run. A
+// descriptor, or a negative errno (-EOPNOTSUPP, -EISDIR: the file system makes none).
+int own_create_unnamed(const char *dir);
 int own_create_temporary_guarded_at(int dir, const char *dir_path, const char *name, char **tmp,
                                     char **tmp_path);
 int own_append_at(int dir, const char *name);

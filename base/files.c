@@ -130,7 +130,7 @@ int check_room(const char *dir, uint64_t bytes) {
   // ends (a signal between its making and its record left a named probe in the folder); the
   // writers' name length is then checked by the length of that name alone.
   int fd = strlen(base) + 40 >= PATH_MAX ? -ENAMETOOLONG
-                                          : open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+                                          : own_create_unnamed(dir);
   if (fd == -ENAMETOOLONG) {
     free(base);
     return fd;

@@ -734,6 +734,11 @@ int own_create_temporary_at(int dir, const char *name, char **tmp) {
   return -EEXIST;
 }
 
+int own_create_unnamed(const char *dir) {
+  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  return fd < 0 ? -errno : fd;
+}
+
 int own_create_temporary_guarded_at(int dir, const char *dir_path, const char *name, char **tmp,
                                     char **tmp_path) {
   for (int attempt = 0; attempt < 100; attempt++) {
