@@ -329,10 +329,11 @@ typedef struct OutputWriter {
   size_t count, next; // images [0, next) are written, their SPIR-V freed
   bool *ready;
   bool streaming; // a regular file: images go out as soon as their turn comes
+  int jobs;       // threads that make the blobs of many images ready at once
 } OutputWriter;
 // IMAGES (COUNT of them) must live until output_commit.
 void output_open(OutputWriter *w, const char *path, const char *arch, OutputImage *images,
-                 size_t count);
+                 size_t count, int jobs);
 void output_ready(OutputWriter *w, size_t image); // loop thread
 void output_commit(OutputWriter *w);
 
