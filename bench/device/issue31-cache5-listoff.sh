@@ -8,13 +8,15 @@
 # what a cold cached link waits on: the same cold link with the list's two calls made to return
 # at once (SIGNAL_LIST_OFF=1), beside an uncached link with and without it (the control: it
 # makes no TempFile). Every link a fresh spread TMPDIR and each cold link a fresh cache, as
-# TMPDIR_PER_LINK=1 bench/cache.sh does; outputs compared with the uncached link's.
+# TMPDIR_PER_LINK=1 bench/cache.sh does; outputs compared with the uncached link's. Each link
+# also writes a --time-trace: the medians of its stages' wall times say where the cold link's
+# extra wall goes (a stage that is longer, or the part of the thin link outside libLTO).
 set -u
 . bench/device/setup.sh
 device_setup .devpack-cache5/pack.tar.xz
 exec > >(tee "$OUT/results.txt") 2>&1
 echo "cores: $(nproc); /tmp: $(findmnt -no SOURCE,FSTYPE,OPTIONS -T /tmp 2>/dev/null)"
-W=$(mktemp -d); mkdir "$W/tmp"; chattr +T "$W/tmp" 2>/dev/null || echo "chattr +T: not set"
+W=$(mktemp -d); mkdir "$W/tmp" "$W/trace"; t=0; chattr +T "$W/tmp" 2>/dev/null || echo "chattr +T: not set"
 link() { # CORES LABEL OFF [OPTIONS...]: appends "wall user sys" to $W/CORES-LABEL.txt
   local n=$1 label=$2 off=$3
   shift 3
@@ -22,7 +24,8 @@ link() { # CORES LABEL OFF [OPTIONS...]: appends "wall user sys" to $W/CORES-LAB
   [ "$n" -lt "$(nproc)" ] && pin=(taskset -c "0-$((n - 1))")
   env TMPDIR="$(mktemp -d -p "$W/tmp")" SIGNAL_LIST_OFF="$off" LD_PRELOAD="$PWD/bin/libsignal_list.so" \
     "${pin[@]}" /usr/bin/time -f "%e %U %S" -o "$W/time" bin/main link --split=kernel -j"$n" \
-    --device-libs=w/devicelib.bc w/*.o -o "$W/$label.bin" "$@" >/dev/null 2>"$W/log" || { cat "$W/log"; return 1; }
+    --device-libs=w/devicelib.bc w/*.o -o "$W/$label.bin" --time-trace="$W/trace/$n-$label.$((++t))" \
+    "$@" >/dev/null 2>"$W/log" || { cat "$W/log"; return 1; }
   cat "$W/time" >>"$W/$n-$label.txt"
   cmp -s "$W/$label.bin" "$W/none.bin" || echo "OUTPUT DIFFERS: $label"
 }
@@ -42,5 +45,22 @@ for n in 16 2; do
     printf '%2s cores %-13s wall %5s user %6s sys %5s   (runs: %s)\n' "$n" "$l" "$(cut -d' ' -f1 "$f" | med)" \
       "$(cut -d' ' -f2 "$f" | med)" "$(cut -d' ' -f3 "$f" | med)" "$(tr '\n' ';' <"$f")"
   done
+  python3 - "$W/trace" "$n" <<'PY'
+import glob, json, statistics, sys
+folder, n = sys.argv[1], sys.argv[2]
+stages = ["input", "split", "facts", "resolve", "prepare", "thinlink", "libLTO",
+          "definitions index", "hooks", "cache lookups", "output", "link (ThinLTO)"]
+print("%s cores, stage wall s (median): %s" % (n, " | ".join(stages)))
+for label in ["none", "none-listoff", "cold", "cold-listoff"]:
+    runs = []
+    for f in glob.glob("%s/%s-%s.*" % (folder, n, label)):
+        spans = {}
+        for e in json.load(open(f))["traceEvents"]:
+            if e.get("ph") == "X" and e.get("name") in stages:
+                spans[e["name"]] = spans.get(e["name"], 0) + e.get("dur", 0) / 1e6
+        runs.append(spans)
+    if runs:
+        print("  %-13s %s" % (label, " | ".join("%.3f" % statistics.median(r.get(s, 0) for r in runs) for s in stages)))
+PY
   echo "elapsed $SECONDS s"
 done
