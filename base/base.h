@@ -109,8 +109,9 @@ struct stat;
 // mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
 int own_mkdir(const char *path, int mode);
 // A new folder PREFIX followed by 12 random hex digits (malloc'd), made as own_mkdir with
-// MODE; NULL with *ERROR (an errno) if it cannot be made.
-char *own_make_dir(const char *prefix, int mode, int *error);
+// MODE, removed with what this run made in it on a failure if ON_FAILURE (from before it is
+// made: a signal in between leaves nothing); NULL with *ERROR (an errno) if it cannot be made.
+char *own_make_dir(const char *prefix, int mode, bool on_failure, int *error);
 // The folder FROM, which a run of ours left for the next one (own_leave_dir), moved to PREFIX
 // followed by 12 random hex digits (never over anything there) and remembered as if this run
 // had made it there (malloc'd); its files are not this run's, except as own_adopt and
