@@ -304,6 +304,10 @@ typedef struct {
 } AtomicFile;
 int atomic_open(AtomicFile *f, const char *path);
 int atomic_write(AtomicFile *f, const void *data, size_t size);
+// A regular file's temporary only: DATA written at OFFSET (not moving the file's offset), and
+// the file cut to SIZE bytes; errors stick as atomic_write's do.
+int atomic_pwrite(AtomicFile *f, const void *data, size_t size, uint64_t offset);
+int atomic_truncate(AtomicFile *f, uint64_t size);
 int atomic_commit(AtomicFile *f); // 0, or a negative errno (nothing is left behind)
 void atomic_abort(AtomicFile *f);
 // rename(TMP, PATH), except that an existing non-regular PATH (/dev/null, a FIFO) is written
