@@ -570,6 +570,13 @@ int cache_adopt(const Cache *c, const char *kind, const char *key, int from, con
                 const Buffer *payload, const Buffer *extra, bool keep);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
+// libLTO's folder in the cache (lto/thinlto.c), which a link leaves for the next: second
+// names of the "thinlto" entries, as libLTO names them (CACHE_LIBLTO_PREFIX and the key).
+#define CACHE_LIBLTO_FOLDER "libLTO-kept"
+#define CACHE_LIBLTO_PREFIX "llvmcache-"
+// Removes the entries unused for longer than the policy's prune_after, then the oldest until
+// the cache fits its size limits (a ThinLTO entry's second name with it); at most once per
+// prune_interval.
 void cache_prune(const Cache *c);
 // Hard-links every entry of KIND into the folder TO (a folder of this process's own) as
 // PREFIX followed by its key; LINKED maps each name there to its inode (decimal). A link TO

@@ -753,7 +753,18 @@ typedef struct {
   EntryInfo *entries;
   size_t n, cap;
   uint64_t total;
+  int kept; // the folder of the ThinLTO entries' second names, or -1
 } Pruning;
+
+// Removes the entry NAME of the folder DIR if it still is the file SEEN; a ThinLTO entry's
+// second name in libLTO's kept folder goes with it (while it is that file), or the file
+// would stay, its space not given back, until the next link.
+static void remove_entry(Pruning *p, int dir, const char *name, const struct stat *seen) {
+  if (own_remove_at(dir, name, seen) || p->kept < 0 || strncmp(name, "thinlto-", 8)) return;
+  char *second = format(CACHE_LIBLTO_PREFIX "%s", name + 8);
+  own_remove_at(p->kept, second, seen);
+  free(second);
+}
 
 // Removes an entry unused for longer than prune_after and a stale temporary; keeps the
 // others for the size limits. Nothing but an entry's name, as a regular file, is touched.
@@ -771,7 +782,7 @@ static void prune_entry(void *arg, int dir, int shard, const char *name) {
     return;
   }
   if ((uint64_t)(p->now - used) > p->c->policy.prune_after) {
-    own_remove_at(dir, name, &st);
+    remove_entry(p, dir, name, &st);
     return;
   }
   if (p->n == p->cap)
@@ -792,6 +803,7 @@ void cache_prune(const Cache *c) {
   if (stamp >= 0) close(stamp);
   else utimensat(c->root_fd, ".last-prune", NULL, AT_SYMLINK_NOFOLLOW);
   Pruning p = {.c = c, .now = now};
+  p.kept = openat(c->root_fd, CACHE_LIBLTO_FOLDER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   each_entry_file(c, prune_entry, &p);
   if (p.n) qsort(p.entries, p.n, sizeof *p.entries, by_oldest);
   size_t first = 0;
@@ -800,13 +812,14 @@ void cache_prune(const Cache *c) {
     char name[3];
     snprintf(name, sizeof name, "%02x", p.entries[first].shard);
     int dir = own_open_dir_at(c->root_fd, name, false);
-    if (dir >= 0) own_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
+    if (dir >= 0) remove_entry(&p, dir, p.entries[first].name, &p.entries[first].seen), close(dir);
     p.total -= p.entries[first].size;
     first++;
   }
   for (size_t i = 0; i < p.n; i++)
     free(p.entries[i].name);
   free(p.entries);
+  if (p.kept >= 0) close(p.kept);
 }
 
 // Entries' payloads are sequences of records: a u64 length and that many bytes; a list of

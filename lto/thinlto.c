@@ -59,10 +59,10 @@ typedef struct {
   bool keep;            // the folder is left for the next link, with its links
 } ReadBack;
 
-static const char entry_prefix[] = "llvmcache-"; // libLTO's names: this and its key
+static const char entry_prefix[] = CACHE_LIBLTO_PREFIX; // libLTO's names: this and its key
 // libLTO's folder as a link leaves it for the next, in the cache's folder; in use, it is one of
 // the links' own (link-XXXXXX, locked: base/temporaries.c).
-static const char kept_folder[] = "libLTO-kept";
+static const char kept_folder[] = CACHE_LIBLTO_FOLDER;
 
 // A ThinLTO entry's payload after the bitcode: the definitions (record_put_strings), then the
 // bitcode's size (u64).
