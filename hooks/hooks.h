@@ -36,6 +36,7 @@ typedef struct LinkModule {
   StringList kernels;        // its kernels, in module order
   StringList exported;       // SYCL_EXTERNAL definitions it prevails for
   StringList device_globals; // device globals it defines (kept external: the host uses them)
+  StringList lost;           // its strong and weak definitions that another module's beat
   bool emit;                 // produces an output image
   Buffer prepared;           // bitcode with a ThinLTO summary, ready for libLTO
   char *prepare_error;       // set by a worker in the prepare stage

@@ -71,19 +71,13 @@ static void mark_entry_aspects(LLVMModuleRef mod, const StringList *entries) {
 }
 
 // Whether some definition of M lost to one elsewhere: drop_overridden would change M.
-static bool loses_definitions(const LinkModule *m, const Resolution *r) {
-  for (size_t i = 0; i < m->num_symbols && !m->dummy; i++) {
-    const ModuleSymbol *sym = &m->symbols[i];
-    if (sym->def != DEF_STRONG && sym->def != DEF_WEAK) continue; // the linkages it drops
-    const LinkModule *winner = strmap_get(&r->prevailing, sym->name);
-    if (winner && winner != m) return true;
-  }
-  return false;
+static bool loses_definitions(const LinkModule *m) {
+  return !m->dummy && m->lost.count > 0;
 }
 
 // The prepared bitcode depends on the input's bytes and on which of its definitions lost
 // (drop_overridden decides from the same resolution).
-static void prepare_key(const LinkModule *m, const Resolution *r, const StringList *aspects,
+static void prepare_key(const LinkModule *m, const StringList *aspects,
                         char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
@@ -91,12 +85,8 @@ static void prepare_key(const LinkModule *m, const Resolution *r, const StringLi
   for (size_t i = 0; i < aspects->count; i++) // facts of other units: an input of this module
     cache_hash_string(&h, aspects->items[i]);
   cache_hash_string(&h, m->content_key); // the bitcode's hash, taken by resolve_symbols
-  for (size_t i = 0; i < m->num_symbols; i++) {
-    const ModuleSymbol *sym = &m->symbols[i];
-    if (sym->def != DEF_STRONG && sym->def != DEF_WEAK) continue;
-    const LinkModule *winner = strmap_get(&r->prevailing, sym->name);
-    if (winner && winner != m) cache_hash_string(&h, sym->name);
-  }
+  for (size_t i = 0; i < m->lost.count; i++) // in symbol order (resolve_symbols)
+    cache_hash_string(&h, m->lost.items[i]);
   cache_hash_final(&h, key);
 }
 
@@ -127,7 +117,7 @@ static void prepare_one(void *arg, size_t i) {
   // to change it: most have nothing to drop, mark or make noinline, and go to libLTO as the
   // split wrote them.
   if ((m->input->link_ready || split_before(m->input)) && !aspects.count &&
-      !loses_definitions(m, r) &&
+      !loses_definitions(m) &&
       (m->dummy || !m->virtual_functions.count)) {
     m->passed_on = true;
     m->prepared.size = m->input->size;
@@ -138,7 +128,7 @@ static void prepare_one(void *arg, size_t i) {
   }
   char key[CACHE_KEY_SIZE];
   if (cache) {
-    prepare_key(m, r, &aspects, key);
+    prepare_key(m, &aspects, key);
     if (cache_get(cache, "prepared", key, &m->prepared) == 0) {
       strlist_free(&aspects);
       return;
