@@ -48,7 +48,11 @@ void resolution_free(Resolution *r);
 // Canonical triple, overridden weak definitions dropped, entry points marked with the aspects
 // they reach in PROGRAM (may be NULL), written with a summary. With a cache, a module whose
 // bytes, dropped definitions and marks are unchanged is not redone.
-void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache, int jobs);
+// A module passed on as the split wrote it takes its bytes' buffer from INPUTS (which the
+// modules' inputs are; NULL: none) where that buffer is its own, rather than a copy: the
+// inputs' bytes are not read after this (the thin link's stage releases them).
+void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache,
+                     InputSet *inputs, int jobs);
 
 //
 // lto/thinlto.c — the thin link and the per-module backends (libLTO)
