@@ -5,6 +5,7 @@
 
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Linker.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,63 @@ static bool may_provide(const LinkModule *m, const char *name) {
   return !m->dummy && !strlist_contains(&m->virtual_functions, name);
 }
 
+// A relink's providers (R's kept_key set): a function of the resolution and of every module's
+// list of definitions, in order, so kept in the cache under a key of both; a relink whose
+// edit left every module's definitions as they were (an edited body, and the modules that
+// import from it: what they import is no linkable definition), or one that went back to an
+// earlier program, reads them back instead of going over every module's definitions. The
+// entry: per provided name, the name (with its NUL) and the provider's index (u32).
+static bool providers_key(const CompletionSources *s, const Resolution *r, const Cache *cache,
+                          const StringList *defined, char key[CACHE_KEY_SIZE]) {
+  if (!cache || !r->kept_key[0]) return false;
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "relink providers 1");
+  cache_hash_string(&h, r->kept_key);
+  uint64_t n = s->num_modules;
+  cache_hash_update(&h, &n, sizeof n);
+  for (size_t i = 0; i < s->num_modules; i++) {
+    n = s->bitcode[i].size ? defined[i].count : UINT64_MAX;
+    cache_hash_update(&h, &n, sizeof n);
+    for (size_t j = 0; j < defined[i].count; j++) // each with its NUL: no two lists alike
+      cache_hash_update(&h, defined[i].items[j], strlen(defined[i].items[j]) + 1);
+  }
+  cache_hash_final(&h, key);
+  return true;
+}
+
+static bool read_providers(CompletionSources *s, const Cache *cache, const char *key) {
+  Buffer b;
+  if (cache_get(cache, "relinkdefs", key, &b)) return false;
+  RecordReader rd = {b.data, b.data + b.size, false};
+  bool ok = true;
+  while (ok && rd.p < rd.end) {
+    size_t n, four;
+    const uint8_t *name = record_get(&rd, &n);
+    const uint8_t *index = name ? record_get(&rd, &four) : NULL;
+    uint32_t k = 0;
+    ok = index && four == sizeof k && n > 0 && !name[n - 1] && !memchr(name, 0, n - 1);
+    if (ok) memcpy(&k, index, sizeof k);
+    ok = ok && k < s->num_modules;
+    if (ok) strmap_put(&s->provider, (const char *)name, (void *)(uintptr_t)(k + 1));
+  }
+  free(b.data);
+  if (!ok) strmap_free(&s->provider);
+  return ok;
+}
+
+static void keep_providers(const CompletionSources *s, const Cache *cache, const char *key) {
+  Buffer b = {0};
+  for (size_t i = 0; i < s->provider.cap; i++) {
+    if (!s->provider.keys || !s->provider.keys[i]) continue;
+    uint32_t k = (uint32_t)((uintptr_t)s->provider.values[i] - 1);
+    record_put(&b, s->provider.keys[i], strlen(s->provider.keys[i]) + 1);
+    record_put(&b, &k, sizeof k);
+  }
+  cache_store(cache, "relinkdefs", key, &b);
+  free(b.data);
+}
+
 size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs,
                          const DefinitionLists *lists) {
   size_t n = s->num_modules ? s->num_modules : 1;
@@ -90,6 +148,15 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache 
   if (cache && job.given)
     note("cache: %zu of %zu module(s)' definitions reused", given, indexed);
   if (!lists) free(job.unreadable);
+  char kept[CACHE_KEY_SIZE];
+  bool keeps = providers_key(s, r, cache, job.defined, kept);
+  if (keeps && read_providers(s, cache, kept)) {
+    note("relink: the definitions index of the last link reused");
+    for (size_t i = 0; i < s->num_modules && !lists; i++)
+      strlist_free(&job.defined[i]);
+    if (!lists) free(job.defined);
+    return unreadable;
+  }
   // Provider: the module symbol resolution chose, else the first strong, else the first.
   StrMap strong = {0};
   for (size_t i = 0; i < s->num_modules; i++) {
@@ -113,6 +180,7 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache 
   }
   if (!lists) free(job.defined);
   strmap_free(&strong);
+  if (keeps) keep_providers(s, cache, kept);
   return unreadable;
 }
 

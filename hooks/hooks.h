@@ -56,6 +56,9 @@ typedef struct {
   StrMap prevailing;        // symbol name -> LinkModule* whose definition wins
   StringList must_preserve; // kernels (and exports) of emitted images
   StringList cross_referenced;
+  // A relink's (tool/relink_program.c): a key of everything the resolution was computed
+  // from, or "": what the definitions index keeps its providers under, with the modules.
+  char kept_key[CACHE_KEY_SIZE];
 } Resolution;
 
 //

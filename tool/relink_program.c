@@ -162,11 +162,14 @@ bool program_record_resolution(ProgramRecord *pr, Resolution *r, InputSet *input
   if (cache_get(pr->cache, "relinkres", key, &b)) return false;
   bool ok = resolution_restore(r, inputs, b.data, b.size, pr->content);
   free(b.data);
-  if (ok) note("relink: the symbol resolution of the last link reused");
+  if (ok) {
+    note("relink: the symbol resolution of the last link reused");
+    memcpy(r->kept_key, key, CACHE_KEY_SIZE);
+  }
   return ok;
 }
 
-void program_record_keep_resolution(ProgramRecord *pr, const Resolution *r, InputSet *inputs,
+void program_record_keep_resolution(ProgramRecord *pr, Resolution *r, InputSet *inputs,
                                     char (*interface)[CACHE_KEY_SIZE], bool aot,
                                     bool allow_dependencies) {
   if (pr->count != r->num_modules) return;
@@ -174,6 +177,7 @@ void program_record_keep_resolution(ProgramRecord *pr, const Resolution *r, Inpu
     if (!pr->interface[i][0]) memcpy(pr->interface[i], interface[i], CACHE_KEY_SIZE);
   char key[CACHE_KEY_SIZE];
   if (!resolution_key(pr, inputs, aot, allow_dependencies, key)) return;
+  memcpy(r->kept_key, key, CACHE_KEY_SIZE);
   Buffer b;
   resolution_save(r, &b);
   cache_store(pr->cache, "relinkres", key, &b);

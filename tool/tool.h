@@ -189,8 +189,9 @@ void program_record_keep_facts(ProgramRecord *pr, const ProgramFacts *p);
 bool program_record_resolution(ProgramRecord *pr, Resolution *r, InputSet *inputs, bool aot,
                                bool allow_dependencies);
 // After resolve_symbols (with INTERFACE, its interface keys): R kept; then the list of this
-// link's modules' keys written when it differs from the last one.
-void program_record_keep_resolution(ProgramRecord *pr, const Resolution *r, InputSet *inputs,
+// link's modules' keys written when it differs from the last one. Either way R's kept_key is
+// set: the definitions index keeps its providers under it (hooks/complete.c).
+void program_record_keep_resolution(ProgramRecord *pr, Resolution *r, InputSet *inputs,
                                     char (*interface)[CACHE_KEY_SIZE], bool aot,
                                     bool allow_dependencies);
 void program_record_end(ProgramRecord *pr);
