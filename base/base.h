@@ -109,8 +109,9 @@ struct stat;
 // mkdir(PATH, MODE), exclusively (-EEXIST when anything stands there), remembered.
 int own_mkdir(const char *path, int mode);
 // A new folder PREFIX followed by 12 random hex digits (malloc'd), made as own_mkdir with
-// MODE; NULL with *ERROR (an errno) if it cannot be made.
-char *own_make_dir(const char *prefix, int mode, int *error);
+// MODE, removed with what this run made in it on a failure if ON_FAILURE (from before it is
+// made: a signal in between leaves nothing); NULL with *ERROR (an errno) if it cannot be made.
+char *own_make_dir(const char *prefix, int mode, bool on_failure, int *error);
 // NAME is handed to a tool or library this run runs, which makes the file: a regular file
 // there is taken as this run's. NAME's last component may hold one '*' (any characters): the
 // names a library picks itself in a folder of ours ("DIR/*.thinlto.o").

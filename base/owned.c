@@ -52,7 +52,8 @@ typedef struct Owned {
   ino_t ino;
   OwnKind kind;
   atomic_bool gone, on_failure;
-  atomic_bool handed_over; // OWN_DIR: a tools' working folder, removed with all it holds
+  atomic_bool handed_over;  // OWN_DIR: a tools' working folder, removed with all it holds
+  atomic_bool reserved_dir; // OWN_NAME: a folder about to be made (reserve), removed if empty
 } Owned;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -138,9 +139,11 @@ static Owned *record_as(const char *path, OwnKind kind, const struct stat *st, b
   }
   atomic_store(&node->on_failure, on_failure);
   pthread_mutex_lock(&lock);
-  index_put(node);
+  // Listed before the index retires an older record of the same path: the handler's walk
+  // never meets the name with neither record live (a reservation replaced by its file).
   atomic_store(&node->next, atomic_load(&records));
   atomic_store(&records, node);
+  index_put(node);
   if (kind == OWN_NAME && listed) {
     atomic_store(&node->next_name, atomic_load(&names));
     atomic_store(&names, node);
@@ -270,21 +273,54 @@ int own_create(const char *path, int mode) {
   return fd;
 }
 
+// A reservation of PATH, a name this run makes next (a file, or a folder if DIR) and removes
+// on a failure: a signal between the making and its record would otherwise leave it. The
+// record of what is made replaces it.
+static Owned *reserve(const char *path, bool dir) {
+  Owned *node = record_as(path, OWN_NAME, NULL, true, false);
+  atomic_store(&node->reserved_dir, dir);
+  return node;
+}
+
+// After a making reserved by NODE failed with E (a negative errno), or made what is someone
+// else's: nothing at the name is removed on our failure.
+static int unreserve(Owned *node, int e) {
+  atomic_store(&node->gone, true);
+  return e;
+}
+
 static int create_temporary(const char *path, const char *suffix, char **name) {
   for (int attempt = 0; attempt < 100; attempt++) {
     char *random = temporary_name(path), *tmp = owned_format("%s%s", random, suffix);
     free(random);
-    int fd = own_create(tmp, 0666);
+    Owned *reserved = reserve(tmp, false);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int e = fd < 0 ? -errno : 0;
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) < 0) {
+      e = -errno;
+      close(fd);
+      unlink(tmp); // made by this call a moment ago, exclusively
+      fd = -1;
+    }
+    if (fd >= 0) record(tmp, OWN_FILE, &st, true);
+    // A signal's handler that began its removals before the file was made may have finished
+    // them: it goes now, by this thread.
+    if (fd >= 0 && ending_by_signal()) {
+      close(fd);
+      unlink(tmp);
+      fd = -1, e = -EINTR;
+    }
     if (fd >= 0) {
-      own_remove_on_failure(tmp);
       // Held while it is written: base/temporaries.c removes a temporary only if its lock is
       // free, so no link in another PID namespace takes a live one for a dead process's.
       flock(fd, LOCK_EX | LOCK_NB);
       *name = tmp;
       return fd;
     }
+    if (e != -EINTR) unreserve(reserved, e);
     free(tmp);
-    if (fd != -EEXIST) return fd;
+    if (e != -EEXIST) return e;
   }
   return -EEXIST;
 }
@@ -358,19 +394,34 @@ int own_open_null(int flags) {
   return open("/dev/null", flags & (O_ACCMODE | O_CLOEXEC));
 }
 
-int own_mkdir(const char *path, int mode) {
-  if (mkdir(path, mode) < 0) return -errno;
+// mkdir, and its record (removed on a failure if ON_FAILURE, reserved so from before it is
+// made).
+static int make_dir(const char *path, int mode, bool on_failure) {
+  Owned *reserved = on_failure ? reserve(path, true) : NULL;
+  if (mkdir(path, mode) < 0) {
+    int e = -errno;
+    return reserved ? unreserve(reserved, e) : e;
+  }
   struct stat st;
   // Made a moment ago; lstat, so that a folder swapped in since is not recorded as ours.
-  if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) return -EEXIST;
-  record(path, OWN_DIR, &st, false);
+  if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+    return reserved ? unreserve(reserved, -EEXIST) : -EEXIST;
+  record(path, OWN_DIR, &st, on_failure);
+  if (on_failure && ending_by_signal()) { // as create_temporary
+    rmdir(path);
+    return -EINTR;
+  }
   return 0;
 }
 
-char *own_make_dir(const char *prefix, int mode, int *error) {
+int own_mkdir(const char *path, int mode) {
+  return make_dir(path, mode, false);
+}
+
+char *own_make_dir(const char *prefix, int mode, bool on_failure, int *error) {
   for (int attempt = 0; attempt < 100; attempt++) {
     char *dir = owned_format("%s%012llx", prefix, (unsigned long long)(random_u64() >> 16));
-    int rc = own_mkdir(dir, mode);
+    int rc = make_dir(dir, mode, on_failure);
     if (!rc) return dir;
     free(dir);
     if (rc != -EEXIST) {
@@ -651,6 +702,8 @@ static void remove_failure_records(EntryBuffers *buffers) {
     if (node->kind == OWN_DIR) {
       if (empty_and_remove(node, 0, buffers, buffers == &locked_buffers)) // LOCK held
         atomic_store(&node->gone, true);
+    } else if (node->kind == OWN_NAME && atomic_load(&node->reserved_dir)) {
+      rmdir(node->path); // empty: made a moment ago, its record not yet taken
     } else if (still_ours(node) && unlink(node->path) == 0) {
       retire(node);
     }

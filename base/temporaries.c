@@ -129,10 +129,9 @@ char *make_temp_dir(const char *parent, const char *name) {
   remove_abandoned_dirs(parent, name);
   char *prefix = format("%s/%s-", parent, name);
   int error = 0;
-  char *dir = own_make_dir(prefix, 0700, &error);
+  char *dir = own_make_dir(prefix, 0700, true, &error);
   if (!dir) fatal(prefix, "cannot create a directory: %s", strerror(error));
   free(prefix);
-  remove_dir_on_failure(dir);
   // Locked under another name, then renamed: no one sees .lock unlocked.
   char *unlocked = format("%s/%s.%ld", dir, lock_name, (long)getpid());
   char *lock = format("%s/%s", dir, lock_name);

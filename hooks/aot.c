@@ -797,7 +797,7 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
       if (o->keep_files) {
         char *prefix = format("%s/%s.aot-", parent, name);
         int error = 0;
-        if (!(dir = own_make_dir(prefix, 0777, &error)))
+        if (!(dir = own_make_dir(prefix, 0777, false, &error)))
           fatal(prefix, "cannot create a directory: %s", strerror(error));
         note("--save-temps: ocloc's files in %s", dir);
         free(prefix);

@@ -320,11 +320,10 @@ Distribution *distribution_open(const HookOptions *opts, const char *linker_outp
   char *prefix = absolute(opts->jobs_dir);
   int error = 0;
   char *dot = format("%s.", prefix);
-  d->dir = own_make_dir(dot, 0700, &error);
+  d->dir = own_make_dir(dot, 0700, true, &error); // removed on a failure, with what it holds
   if (!d->dir) fatal(prefix, "cannot make the jobs' directory: %s", strerror(error));
   free(dot);
   free(prefix);
-  remove_dir_on_failure(d->dir); // with what this run made in it
   return d;
 }
 

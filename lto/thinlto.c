@@ -242,6 +242,11 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   if (cache) {
     // libLTO keys each backend's result by the module's hash, its imports and exports, and
     // the resolution; an unchanged image with unchanged imports is not optimized again.
+    // What it costs a cold link is libLTO's own: each result it computes is written as an
+    // llvm::sys::fs::TempFile, put on LLVM's process-wide list of files to remove on a signal
+    // and taken off again, two walks of a list that only grows (one under a global mutex),
+    // quadratic in the modules; nothing in the C API avoids it (bench/RESULTS.md, "Where a
+    // cold link's time goes on 16 cores").
     thinlto_codegen_set_cache_dir(cg, dir);
     thinlto_codegen_set_cache_pruning_interval(cg, -1); // cache_prune prunes the entries
     // Which libLTO obeys only in a folder that holds a pruning timestamp: in this link's new

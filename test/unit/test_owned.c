@@ -81,7 +81,8 @@ int main(void) {
   check(own_mkdir(link, 0777) == -EEXIST, "own_mkdir refuses a link");
   int error = 0;
   char *prefix = format("%s/jobs.", root);
-  char *d1 = own_make_dir(prefix, 0700, &error), *d2 = own_make_dir(prefix, 0700, &error);
+  char *d1 = own_make_dir(prefix, 0700, false, &error);
+  char *d2 = own_make_dir(prefix, 0700, false, &error);
   check(d1 && d2 && strcmp(d1, d2), "own_make_dir names two folders differently");
   char *ours = format("%s/ours", d1), *planted = format("%s/planted", d1);
   char *by_tool = format("%s/image.3.spv", d1), *expected = format("%s/image.*", d1);
@@ -96,15 +97,21 @@ int main(void) {
   check(own_empty_dir(root) == -EPERM, "a folder this run did not make is never emptied");
 
   // On failure: the same, for remove_dir_on_failure.
-  char *d3 = own_make_dir(prefix, 0700, &error), *inside = format("%s/made", d3);
+  char *d3 = own_make_dir(prefix, 0700, false, &error), *inside = format("%s/made", d3);
   check(write_file_atomic(inside, "x", 1) == 0, "a file is written in a third folder");
   remove_dir_on_failure(d3);
   remove_failure_paths();
   check(access(d3, F_OK) != 0, "a failure removes a folder of ours with what we made in it");
+  char *d6 = own_make_dir(prefix, 0700, true, &error), *inside6 = format("%s/made", d6);
+  check(write_file_atomic(inside6, "x", 1) == 0, "a file is written in a folder made to go");
+  remove_failure_paths();
+  check(access(d6, F_OK) != 0, "a folder made to go on a failure goes with what we made in it");
+  free(d6);
+  free(inside6);
 
   // A folder handed over to the tools it runs goes whole: FIFOs (never opened, or this would
   // hang), folders at any depth, links (removed, never followed).
-  char *d4 = own_make_dir(prefix, 0700, &error);
+  char *d4 = own_make_dir(prefix, 0700, false, &error);
   char *fifo = format("%s/fifo", d4), *sub = format("%s/sub", d4);
   char *deep = format("%s/deep", sub), *deep_fifo = format("%s/deep/fifo", sub);
   char *file_link = format("%s/victim-link", sub), *dir_link = format("%s/root-link", d4);
@@ -119,7 +126,7 @@ int main(void) {
   check(victim_intact(victim) && access(root, F_OK) == 0 && access(d1, F_OK) == 0,
         "what its links pointed to stays");
   check(own_hand_over_dir(root) == -EPERM, "a folder this run did not make is not handed over");
-  char *d5 = own_make_dir(prefix, 0700, &error), *fifo5 = format("%s/fifo", d5);
+  char *d5 = own_make_dir(prefix, 0700, false, &error), *fifo5 = format("%s/fifo", d5);
   check(mkfifo(fifo5, 0600) == 0 && own_hand_over_dir(d5) == 0, "a second folder handed over");
   remove_dir_on_failure(d5);
   remove_failure_paths();
