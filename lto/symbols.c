@@ -591,6 +591,7 @@ bool resolution_restore(Resolution *r, InputSet *inputs, const uint8_t *data, si
             get_names(&rd, &r->cross_referenced);
   uint64_t count = 0;
   ok = ok && get_count(&rd, &count);
+  if (ok) strmap_reserve(&r->prevailing, (size_t)count);
   for (uint64_t i = 0; ok && i < count; i++) {
     const char *name = get_name(&rd);
     size_t one;
