@@ -804,7 +804,7 @@ static void split_stage(Link *l) {
 // and virtual-function sets. Full LTO groups once, after linking, by the same facts.
 static void facts_stage(Link *l) {
   if (l->relinks && !l->o->full_lto) {
-    program_record_begin(&l->kept, l->cachep, l->relink.key, &l->inputs);
+    program_record_begin(&l->kept, l->cachep, l->relink.key, &l->inputs, l->relink.recordable);
     l->program = program_record_facts(&l->kept, &l->inputs, &l->split, l->o->allow_dependencies);
     if (l->program) return;
   }

@@ -60,9 +60,9 @@ static void read_list(ProgramRecord *pr, const Buffer *b) {
 }
 
 void program_record_begin(ProgramRecord *pr, const Cache *cache, const char *link_key,
-                          const InputSet *inputs) {
+                          const InputSet *inputs, bool lists) {
   size_t n = inputs->count;
-  *pr = (ProgramRecord){.active = true, .cache = cache, .count = n};
+  *pr = (ProgramRecord){.active = true, .lists = lists, .cache = cache, .count = n};
   memcpy(pr->link_key, link_key, CACHE_KEY_SIZE);
   pr->content = xcalloc(n + 1, CACHE_KEY_SIZE);
   pr->facts = xcalloc(n + 1, CACHE_KEY_SIZE);
@@ -186,7 +186,7 @@ void program_record_keep_resolution(ProgramRecord *pr, Resolution *r, InputSet *
 
 void program_record_end(ProgramRecord *pr) {
   if (!pr->active) return;
-  if (pr->listed < pr->count && all_known(pr->facts, pr->count) &&
+  if (pr->lists && pr->listed < pr->count && all_known(pr->facts, pr->count) &&
       all_known(pr->interface, pr->count)) {
     Buffer b = {0};
     uint64_t head[2] = {LIST_VERSION, pr->count};

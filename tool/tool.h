@@ -160,6 +160,7 @@ void relink_free(Relink *rl);
 // as they were reads the results back; any other computes them and keeps them.
 typedef struct {
   bool active; // a relink of ThinLTO: the stages below consult it
+  bool lists;  // this link's list of modules is written
   const Cache *cache;
   char link_key[CACHE_KEY_SIZE];
   size_t count;                      // modules, as the facts stage sees them
@@ -174,9 +175,10 @@ typedef struct {
 } ProgramRecord;
 
 // Before the facts stage: each module's keys, from the last list of LINK_KEY where its
-// content is there, else from its split's records.
+// content is there, else from its split's records. LISTS: this link's list is written (as
+// the relink record, not for an output that was not there before: Relink.recordable).
 void program_record_begin(ProgramRecord *pr, const Cache *cache, const char *link_key,
-                          const InputSet *inputs);
+                          const InputSet *inputs, bool lists);
 // The facts' results kept for these modules' facts and SPLIT's options (program_restored's
 // ProgramFacts: regroup has nothing to do with them), or NULL.
 ProgramFacts *program_record_facts(ProgramRecord *pr, const InputSet *inputs,
