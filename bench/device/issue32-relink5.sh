@@ -1,7 +1,9 @@
 #!/bin/bash
-# relink5's device call: .devpack/libs.tar.xz, .devpack-relink3/pack.tar.xz (n30/ n300/ n1000/:
+# relink5's device calls (bench/RESULTS.md, "The whole-program results kept"), run from the
+# repository root with .devpack/libs.tar.xz, .devpack-relink3/pack.tar.xz (n30/ n300/ n1000/:
 # bench/relink-objects.sh's base/ and edit/) and .devpack-relink5/pack.tar.xz: bin/main (main at
-# 4bdfae3), bin/new (relink5), both strip -g; bench/relink.sh, bench/relink-stages.sh.
+# 4bdfae3), bin/new (relink5: 0c411cd in call 1, 32c8ec2 in call 2, which ran this without the
+# 2-core part), both strip -g; bench/relink.sh, bench/relink-stages.sh.
 # The stages of a one-unit relink of 1000 units (16 cores) for both binaries in turn, the
 # spans of 3 traced relinks each, then bench/relink.sh (nothing changed, one unit edited).
 set -u
