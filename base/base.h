@@ -112,6 +112,14 @@ int own_mkdir(const char *path, int mode);
 // MODE, removed with what this run made in it on a failure if ON_FAILURE (from before it is
 // made: a signal in between leaves nothing); NULL with *ERROR (an errno) if it cannot be made.
 char *own_make_dir(const char *prefix, int mode, bool on_failure, int *error);
+// The folder FROM, which a run of ours left for the next one (own_leave_dir), moved to PREFIX
+// followed by 12 random hex digits (never over anything there) and remembered as if this run
+// had made it there (malloc'd); its files are not this run's, except as own_adopt and
+// own_expect make them. NULL with *ERROR (an errno) if FROM is no folder or cannot be moved.
+char *own_claim_dir(const char *from, const char *prefix, int *error);
+// The folder DIR this run made or claimed, moved to TO (never over anything there, a folder
+// either) and no longer this run's: it outlives the run. 0, or a negative errno.
+int own_leave_dir(const char *dir, const char *to);
 // NAME is handed to a tool or library this run runs, which makes the file: a regular file
 // there is taken as this run's. NAME's last component may hold one '*' (any characters): the
 // names a library picks itself in a folder of ours ("DIR/*.thinlto.o").
@@ -296,6 +304,10 @@ typedef struct {
 } AtomicFile;
 int atomic_open(AtomicFile *f, const char *path);
 int atomic_write(AtomicFile *f, const void *data, size_t size);
+// A regular file's temporary only: DATA written at OFFSET (not moving the file's offset), and
+// the file cut to SIZE bytes; errors stick as atomic_write's do.
+int atomic_pwrite(AtomicFile *f, const void *data, size_t size, uint64_t offset);
+int atomic_truncate(AtomicFile *f, uint64_t size);
 int atomic_commit(AtomicFile *f); // 0, or a negative errno (nothing is left behind)
 void atomic_abort(AtomicFile *f);
 // rename(TMP, PATH), except that an existing non-regular PATH (/dev/null, a FIFO) is written
@@ -314,6 +326,15 @@ void remove_dead_temporaries(const char *path);
 char *make_temp_dir(const char *parent, const char *name);
 // Removes such a directory once its files are gone (its lock file too) and lets the lock go.
 void remove_temp_dir(const char *dir);
+// The directory PARENT/KEPT that an earlier process left (keep_temp_dir) taken as this one's,
+// as if make_temp_dir(PARENT, NAME) had made it: moved to PARENT/NAME-XXXXXX and locked; its
+// files as they were. NULL when there is none or another process has it. Also removes the
+// dead processes' PARENT/NAME-* directories, as make_temp_dir does.
+char *claim_kept_dir(const char *parent, const char *name, const char *kept);
+// Leaves the directory DIR (made or claimed, locked) at PARENT/KEPT for the next process,
+// with its files, and lets its lock go; false when it cannot (one is there already): DIR is
+// then still this process's, to remove.
+bool keep_temp_dir(const char *dir, const char *parent, const char *kept);
 
 // base/outputs.c — the one rule for outputs (issue 24): a command writes only the paths it
 // was asked to write, and never one that names an input, a directory or a device. Each
@@ -544,16 +565,26 @@ int cache_put(const Cache *c, const char *kind, const char *key, const Buffer *v
 // cache_put without a copy: the file NAME of the folder FROM (this process's own), which holds
 // PAYLOAD's bytes and nothing else, gets EXTRA's bytes (unless NULL) and the entry's trailer
 // (the entry's payload is both) and is moved into the cache (linked there, then removed from
-// FROM). 0, or a negative errno (the file is then left where it was, maybe with more bytes).
+// FROM unless KEEP: the entry's second name). 0, or a negative errno (the file is then left
+// where it was, maybe with more bytes).
 int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
-                const Buffer *payload, const Buffer *extra);
+                const Buffer *payload, const Buffer *extra, bool keep);
 // cache_put for a link: an entry that cannot be written is a warning, the link goes on.
 void cache_store(const Cache *c, const char *kind, const char *key, const Buffer *value);
+// libLTO's folder in the cache (lto/thinlto.c), which a link leaves for the next: second
+// names of the "thinlto" entries, as libLTO names them (CACHE_LIBLTO_PREFIX and the key).
+#define CACHE_LIBLTO_FOLDER "libLTO-kept"
+#define CACHE_LIBLTO_PREFIX "llvmcache-"
+// Removes the entries unused for longer than the policy's prune_after, then the oldest until
+// the cache fits its size limits (a ThinLTO entry's second name with it); at most once per
+// prune_interval.
 void cache_prune(const Cache *c);
 // Hard-links every entry of KIND into the folder TO (a folder of this process's own) as
-// PREFIX followed by its key; LINKED maps each name made there to its inode (decimal). The
-// entries are not read: whoever reads the links checks them (cache_take_payload). The count.
-// On up to JOBS threads.
+// PREFIX followed by its key; LINKED maps each name there to its inode (decimal). A link TO
+// holds already (a folder an earlier link left, keep_temp_dir) is kept while it is the entry's
+// file; one of an entry gone or replaced since, or of no entry, is removed. The entries are
+// not read: whoever reads the links checks them (cache_take_payload). The count. On up to
+// JOBS threads.
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
                             StrMap *linked, int jobs);
 // True when the entry KIND-KEY is there with the size of a SIZE-byte payload's entry; its

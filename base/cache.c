@@ -30,7 +30,8 @@ enum { ENTRY_VERSION = 4, HASH_SIZE = 32, TRAILER_SIZE = HASH_SIZE + 8 + 4 + 8 }
 
 // The layout: DIR/CACHEDIR.TAG, DIR/ENTRIES_FOLDER/XX/KIND-KEY with XX the key's first two
 // hex digits in lower case (256 folders: concurrent writers rarely meet in one), and the
-// links' private folders DIR/ENTRIES_FOLDER/link-XXXXXX (lto/thinlto.c). The folder's name
+// links' private folders DIR/ENTRIES_FOLDER/link-XXXXXX, one of which a link leaves as
+// DIR/ENTRIES_FOLDER/libLTO-kept for the next (lto/thinlto.c). The folder's name
 // carries ENTRY_VERSION: a layout or format change starts in a folder of its own.
 #define ENTRIES_FOLDER "sycl-thinlto-4"
 enum { NUM_SHARDS = 256 };
@@ -541,7 +542,7 @@ done:
 }
 
 int cache_adopt(const Cache *c, const char *kind, const char *key, int from, const char *name,
-                const Buffer *payload, const Buffer *extra) {
+                const Buffer *payload, const Buffer *extra, bool keep) {
   int dir = shard_dir(c, key, true);
   if (dir < 0) return dir;
   Buffer parts[2] = {*payload, extra ? *extra : (Buffer){0}};
@@ -569,7 +570,7 @@ int cache_adopt(const Cache *c, const char *kind, const char *key, int from, con
     if (!rc && (rc = own_rename_at(dir, tmp, dir, entry))) own_remove_at(dir, tmp, NULL);
     free(tmp);
   }
-  if (!rc) own_remove_at(from, name, NULL);
+  if (!rc && !keep) own_remove_at(from, name, NULL);
   free(entry);
   return rc;
 }
@@ -611,10 +612,12 @@ typedef struct {
   const char *kind, *prefix;
   size_t kind_len;
   int to;
-  StringList *names, *inodes; // per entry folder: the links made, their inodes
+  const StrMap *there;        // the links TO holds already, name to inode (decimal)
+  StringList *names, *inodes; // per entry folder: the links made or found, their inodes
 } Export;
 
-// Runs on a worker thread: links folder I's entries of the kind; writes only its own lists.
+// Runs on a worker thread: links folder I's entries of the kind that TO does not hold yet (or
+// holds as another file); writes only its own lists and the names it links.
 static void export_folder(void *arg, size_t i) {
   Export *x = arg;
   char folder[3];
@@ -631,7 +634,20 @@ static void export_folder(void *arg, size_t i) {
         name[x->kind_len] != '-' || entry_name_length(name) != strlen(name))
       continue;
     char *as = format("%s%s", x->prefix, name + x->kind_len + 1);
+    char inode[32];
+    snprintf(inode, sizeof inode, "%llu", (unsigned long long)e->d_ino);
+    const char *held = strmap_get(x->there, as);
     struct stat st;
+    // The entry itself, linked there by an earlier link (one inode, a regular file as the
+    // entry is): nothing to make.
+    if (held && !strcmp(held, inode) &&
+        (e->d_type == DT_REG ||
+         (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)))) {
+      strlist_push(&x->names[i], as);
+      strlist_push(&x->inodes[i], xstrdup(inode));
+      continue;
+    }
+    if (held) own_remove_at(x->to, as, NULL); // an entry replaced since, or removed and made again
     // The link made is this process's own, in its own folder: checked there, where no one
     // else can replace it between the check and libLTO's read.
     if (own_link_at(dirfd(d), name, x->to, as) == 0) {
@@ -647,10 +663,29 @@ static void export_folder(void *arg, size_t i) {
   closedir(d);
 }
 
+// The names in the folder TO that begin with PREFIX, to their inodes (decimal).
+static void names_there(int to, const char *prefix, StrMap *there) {
+  int fd = dup(to);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return;
+  }
+  rewinddir(d); // the copy shares TO's position
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+    strmap_put(there, e->d_name, format("%llu", (unsigned long long)e->d_ino));
+  }
+  closedir(d);
+}
+
 size_t cache_export_entries(const Cache *c, const char *kind, int to, const char *prefix,
                             StrMap *linked, int jobs) {
-  Export x = {c, kind, prefix, strlen(kind), to, xcalloc(NUM_SHARDS, sizeof(StringList)),
-              xcalloc(NUM_SHARDS, sizeof(StringList))};
+  StrMap there = {0};
+  names_there(to, prefix, &there);
+  Export x = {.c = c, .kind = kind, .prefix = prefix, .kind_len = strlen(kind), .to = to,
+              .there = &there, .names = xcalloc(NUM_SHARDS, sizeof(StringList)),
+              .inodes = xcalloc(NUM_SHARDS, sizeof(StringList))};
   parallel_for(NUM_SHARDS, jobs, export_folder, &x);
   for (int i = 0; i < NUM_SHARDS; i++) {
     for (size_t k = 0; k < x.names[i].count; k++)
@@ -658,6 +693,13 @@ size_t cache_export_entries(const Cache *c, const char *kind, int to, const char
     strlist_free(&x.names[i]);
     strlist_free(&x.inodes[i]);
   }
+  // What the folder held of entries gone since (pruned, damaged) or of no entry at all.
+  for (size_t i = 0; i < there.cap; i++) {
+    if (!there.keys[i]) continue;
+    if (!strmap_get(linked, there.keys[i])) own_remove_at(to, there.keys[i], NULL);
+    free(there.values[i]);
+  }
+  strmap_free(&there);
   free(x.names);
   free(x.inodes);
   return linked->count;
@@ -711,7 +753,18 @@ typedef struct {
   EntryInfo *entries;
   size_t n, cap;
   uint64_t total;
+  int kept; // the folder of the ThinLTO entries' second names, or -1
 } Pruning;
+
+// Removes the entry NAME of the folder DIR if it still is the file SEEN; a ThinLTO entry's
+// second name in libLTO's kept folder goes with it (while it is that file), or the file
+// would stay, its space not given back, until the next link.
+static void remove_entry(Pruning *p, int dir, const char *name, const struct stat *seen) {
+  if (own_remove_at(dir, name, seen) || p->kept < 0 || strncmp(name, "thinlto-", 8)) return;
+  char *second = format(CACHE_LIBLTO_PREFIX "%s", name + 8);
+  own_remove_at(p->kept, second, seen);
+  free(second);
+}
 
 // Removes an entry unused for longer than prune_after and a stale temporary; keeps the
 // others for the size limits. Nothing but an entry's name, as a regular file, is touched.
@@ -729,7 +782,7 @@ static void prune_entry(void *arg, int dir, int shard, const char *name) {
     return;
   }
   if ((uint64_t)(p->now - used) > p->c->policy.prune_after) {
-    own_remove_at(dir, name, &st);
+    remove_entry(p, dir, name, &st);
     return;
   }
   if (p->n == p->cap)
@@ -750,6 +803,7 @@ void cache_prune(const Cache *c) {
   if (stamp >= 0) close(stamp);
   else utimensat(c->root_fd, ".last-prune", NULL, AT_SYMLINK_NOFOLLOW);
   Pruning p = {.c = c, .now = now};
+  p.kept = openat(c->root_fd, CACHE_LIBLTO_FOLDER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   each_entry_file(c, prune_entry, &p);
   if (p.n) qsort(p.entries, p.n, sizeof *p.entries, by_oldest);
   size_t first = 0;
@@ -758,13 +812,14 @@ void cache_prune(const Cache *c) {
     char name[3];
     snprintf(name, sizeof name, "%02x", p.entries[first].shard);
     int dir = own_open_dir_at(c->root_fd, name, false);
-    if (dir >= 0) own_remove_at(dir, p.entries[first].name, &p.entries[first].seen), close(dir);
+    if (dir >= 0) remove_entry(&p, dir, p.entries[first].name, &p.entries[first].seen), close(dir);
     p.total -= p.entries[first].size;
     first++;
   }
   for (size_t i = 0; i < p.n; i++)
     free(p.entries[i].name);
   free(p.entries);
+  if (p.kept >= 0) close(p.kept);
 }
 
 // Entries' payloads are sequences of records: a u64 length and that many bytes; a list of

@@ -196,6 +196,25 @@ int atomic_write(AtomicFile *f, const void *data, size_t size) {
   return f->error;
 }
 
+int atomic_pwrite(AtomicFile *f, const void *data, size_t size, uint64_t offset) {
+  const uint8_t *p = data;
+  while (!f->error && size) {
+    ssize_t n = pwrite(f->fd, p, size, (off_t)offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) f->error = n < 0 ? -errno : -EIO;
+    if (n <= 0) break;
+    p += n;
+    size -= n;
+    offset += n;
+  }
+  return f->error;
+}
+
+int atomic_truncate(AtomicFile *f, uint64_t size) {
+  if (!f->error && ftruncate(f->fd, (off_t)size) < 0) f->error = -errno;
+  return f->error;
+}
+
 // The rename replaces what stands at PATH, a link there too (the link, not its target).
 static int commit(AtomicFile *f, bool output) {
   int e = f->error;

@@ -433,6 +433,48 @@ char *own_make_dir(const char *prefix, int mode, bool on_failure, int *error) {
   return NULL;
 }
 
+// renameat2's RENAME_NOREPLACE (glibc declares renameat2 only with a newer _GNU_SOURCE set):
+// a folder moved never replaces one standing at TO, empty or not, as rename would.
+static int move_no_replace(const char *from, const char *to) {
+  return syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */) < 0
+             ? -errno
+             : 0;
+}
+
+char *own_claim_dir(const char *from, const char *prefix, int *error) {
+  struct stat st;
+  if (lstat(from, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    *error = S_ISDIR(st.st_mode) ? errno : ENOTDIR;
+    return NULL;
+  }
+  for (int attempt = 0; attempt < 100; attempt++) {
+    char *dir = owned_format("%s%012llx", prefix, (unsigned long long)(random_u64() >> 16));
+    int rc = move_no_replace(from, dir);
+    struct stat moved;
+    // Recorded by the identity now there: a folder swapped in at FROM since the lstat above
+    // is the one moved, and is the one recorded.
+    if (!rc && lstat(dir, &moved) == 0 && S_ISDIR(moved.st_mode)) {
+      record(dir, OWN_DIR, &moved, false);
+      return dir;
+    }
+    free(dir);
+    if (rc != -EEXIST) {
+      *error = rc ? -rc : ENOTDIR;
+      return NULL;
+    }
+  }
+  *error = EEXIST;
+  return NULL;
+}
+
+int own_leave_dir(const char *dir, const char *to) {
+  Owned *node = find(dir);
+  if (!node || node->kind != OWN_DIR || !still_ours(node)) return -EPERM;
+  int rc = move_no_replace(dir, to);
+  if (!rc) atomic_store(&node->gone, true);
+  return rc;
+}
+
 void own_expect(const char *name) {
   record(name, OWN_NAME, NULL, false);
 }

@@ -155,6 +155,72 @@ char *make_temp_dir(const char *parent, const char *name) {
   return dir;
 }
 
+// The lock of the folder PARENT/KEPT, taken: its descriptor, or -1 (no folder or no lock
+// there, or another process holds it).
+static int take_kept_lock(const char *dir) {
+  char *lock = format("%s/%s", dir, lock_name);
+  int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  free(lock);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX | LOCK_NB) < 0)) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+char *claim_kept_dir(const char *parent, const char *name, const char *kept) {
+  remove_abandoned_dirs(parent, name);
+  char *from = format("%s/%s", parent, kept), *prefix = format("%s/%s-", parent, name);
+  // Locked before it is moved: under NAME-XXXXXX, a folder whose lock is free is a dead
+  // process's to any make_temp_dir.
+  int fd = take_kept_lock(from), error = 0;
+  char *dir = fd >= 0 ? own_claim_dir(from, prefix, &error) : NULL;
+  free(from);
+  free(prefix);
+  if (!dir) {
+    if (fd >= 0) close(fd);
+    return NULL;
+  }
+  // The folder moved may not be the one whose lock was taken (that one claimed, and another
+  // left there, in between): its own lock then, or it is left to whoever removes it.
+  char *lock = format("%s/%s", dir, lock_name);
+  struct stat taken, there;
+  if (fstat(fd, &taken) < 0 || lstat(lock, &there) < 0 || taken.st_dev != there.st_dev ||
+      taken.st_ino != there.st_ino) {
+    close(fd);
+    fd = take_kept_lock(dir);
+  }
+  if (fd < 0 || own_adopt(lock)) {
+    if (fd >= 0) close(fd);
+    own_forget(dir);
+    free(lock);
+    free(dir);
+    return NULL;
+  }
+  free(lock);
+  remove_dir_on_failure(dir);
+  held = xrealloc(held, (num_held + 1) * sizeof *held);
+  held[num_held++] = (HeldLock){xstrdup(dir), fd};
+  return dir;
+}
+
+bool keep_temp_dir(const char *dir, const char *parent, const char *kept) {
+  size_t i = 0;
+  while (i < num_held && strcmp(held[i].dir, dir))
+    i++;
+  if (i == num_held) return false; // unlocked: no one could tell whether it is in use
+  char *to = format("%s/%s", parent, kept);
+  // Moved while locked, then let go: never seen unlocked under a name of the dead's.
+  int rc = own_leave_dir(dir, to);
+  free(to);
+  if (rc) return false;
+  close(held[i].fd);
+  free(held[i].dir);
+  held[i] = held[--num_held];
+  return true;
+}
+
 void remove_temp_dir(const char *dir) {
   char *lock = format("%s/%s", dir, lock_name);
   own_remove(lock);

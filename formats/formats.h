@@ -327,13 +327,17 @@ typedef struct OutputWriter {
   const char *arch;
   OutputImage *images;
   size_t count, next; // images [0, next) are written, their SPIR-V freed
-  bool *ready;
-  bool streaming; // a regular file: images go out as soon as their turn comes
+  bool *ready;        // handed over (output_ready)
+  bool streaming;     // a regular file: images go out as soon as their turn comes
+  int jobs;           // threads that make the blobs of many images ready at once
+  struct OutputThread *thread; // streaming, once an image is handed over: the writer's thread
 } OutputWriter;
 // IMAGES (COUNT of them) must live until output_commit.
 void output_open(OutputWriter *w, const char *path, const char *arch, OutputImage *images,
-                 size_t count);
-void output_ready(OutputWriter *w, size_t image); // loop thread
+                 size_t count, int jobs);
+// Image IMAGE is done: written by the writer's thread (a regular file), which takes over
+// its SPIR-V; its other parts are read there until output_commit. The caller's thread only.
+void output_ready(OutputWriter *w, size_t image);
 void output_commit(OutputWriter *w);
 
 #ifdef __cplusplus

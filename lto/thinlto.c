@@ -34,7 +34,9 @@ static void set_debug_options(const ThinLinkOptions *opts) {
 
 // libLTO's cache is never a folder others write to. Each link gives libLTO a folder of its
 // own (made in the cache, so that links to the cache's files can be made there), into which
-// it hard-links the cache's "thinlto" entries first; libLTO reads from there what it can
+// it hard-links the cache's "thinlto" entries first (the folder the last link left with its
+// links, when there is one and no other link has taken it: only the entries made or replaced
+// since are linked, and the links to entries gone are removed); libLTO reads from there what it can
 // reuse (a hit: its result is the entry's file itself, hard-linked as the module's output)
 // and writes there what it computes (a miss: a new file). So a result whose inode is one of
 // those links is a cache entry, used only if its trailer's hash matches its content
@@ -54,9 +56,13 @@ typedef struct {
   const StrMap *linked; // the names of the entries linked in, to their inodes
   const StrMap *named;  // the inodes of the names in libLTO's folder, to the names
   int folder;           // libLTO's folder, open
+  bool keep;            // the folder is left for the next link, with its links
 } ReadBack;
 
-static const char entry_prefix[] = "llvmcache-"; // libLTO's names: this and its key
+static const char entry_prefix[] = CACHE_LIBLTO_PREFIX; // libLTO's names: this and its key
+// libLTO's folder as a link leaves it for the next, in the cache's folder; in use, it is one of
+// the links' own (link-XXXXXX, locked: base/temporaries.c).
+static const char kept_folder[] = CACHE_LIBLTO_FOLDER;
 
 // A ThinLTO entry's payload after the bitcode: the definitions (record_put_strings), then the
 // bitcode's size (u64).
@@ -101,7 +107,7 @@ static void read_back(void *arg, size_t i) {
     if (!b->rc[i]) b->pending[i] = xstrdup(name); // adopted after the definitions index
     return;
   }
-  own_remove_at(b->folder, name, NULL); // the link made for libLTO, used: now, in parallel
+  if (!b->keep) own_remove_at(b->folder, name, NULL); // the link made for libLTO, used
   if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0 &&
       take_definitions(&b->optimized[i], &b->lists.defined[i]) == 0) {
     ((bool *)b->lists.given)[i] = true;
@@ -111,6 +117,7 @@ static void read_back(void *arg, size_t i) {
   note("cache: ThinLTO cache entry %s/%c%c/thinlto-%s is damaged", b->cache->root,
        tolower((unsigned char)key[0]), tolower((unsigned char)key[1]), key);
   cache_remove_damaged(b->cache, "thinlto", key, &st);
+  if (b->keep) own_remove_at(b->folder, name, &st);
   buffer_free(&b->optimized[i]);
   b->rc[i] = 0;
   b->damaged[i] = true;
@@ -120,11 +127,18 @@ static void read_back(void *arg, size_t i) {
 // else copies it there); writes only its own cache entry.
 static void adopt_result(void *arg, size_t i) {
   ReadBack *b = arg;
-  if (!b->pending[i] || b->lists.unreadable[i]) return;
+  if (!b->pending[i]) return;
+  // A kept folder holds only links to entries: a result that is none goes.
+  if (b->lists.unreadable[i]) {
+    if (b->keep) own_remove_at(b->folder, b->pending[i], NULL);
+    return;
+  }
   const char *key = b->pending[i] + strlen(entry_prefix);
   Buffer tail;
   definitions_tail(&b->lists.defined[i], b->optimized[i].size, &tail);
-  if (cache_adopt(b->cache, "thinlto", key, b->folder, b->pending[i], &b->optimized[i], &tail)) {
+  if (cache_adopt(b->cache, "thinlto", key, b->folder, b->pending[i], &b->optimized[i], &tail,
+                  b->keep)) {
+    if (b->keep) own_remove_at(b->folder, b->pending[i], NULL);
     Buffer whole = {0};
     buffer_append(&whole, b->optimized[i].data, b->optimized[i].size);
     buffer_append(&whole, tail.data, tail.size);
@@ -207,14 +221,20 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   // lives: the next link removes those of links killed by SIGKILL.
   char *dir = NULL;
   const Cache *cache = opts->cache;
+  bool keep = false; // the folder is left for the next link
   if (cache) {
-    dir = make_temp_dir(cache->root, "link");
+    // The last link's folder, or a new one; both left for the next link once the results are
+    // read. Not when the entries are not to be offered (thin_link_verify's second link).
+    dir = reuse ? claim_kept_dir(cache->root, "link", kept_folder) : NULL;
+    if (!dir) dir = make_temp_dir(cache->root, "link");
+    keep = reuse;
     int rc = check_results_room(dir, &room);
     if (rc) {
       warning(cache->dir, "cannot write ThinLTO's cache entries (%llu bytes) here: %s; the link "
                           "goes on without the cache",
               (unsigned long long)room.total, strerror(-rc));
-      remove_temp_dir(dir);
+      if (!keep || !keep_temp_dir(dir, cache->root, kept_folder)) remove_temp_dir(dir);
+      keep = false;
       free(dir);
       dir = NULL;
       cache = NULL;
@@ -260,7 +280,9 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
     free(stamp);
     folder = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (folder < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
+    double exported = now_seconds();
     if (reuse) cache_export_entries(cache, "thinlto", folder, entry_prefix, &linked_in, opts->jobs);
+    trace_span("entries linked for libLTO", NULL, exported, now_seconds(), 0);
   }
 
   double start = now_seconds();
@@ -283,7 +305,8 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
                     xcalloc(count, sizeof(bool))},
                    &linked_in,
                    &named,
-                   folder};
+                   folder,
+                   keep};
   for (size_t i = 0, k = 0; i < r->num_modules; i++) {
     if (r->modules[i].dummy) {
       optimized[i] = r->modules[i].prepared;
@@ -293,7 +316,9 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
     }
   }
   thinlto_codegen_dispose(cg);
+  double reading = now_seconds();
   parallel_for(r->num_modules, opts->jobs, read_back, &back);
+  trace_span("results read back", NULL, reading, now_seconds(), 0);
   size_t bad = 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     if (!back.files[i]) continue;
@@ -326,7 +351,9 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   free_map_values(&linked_in);
   free_map_values(&named);
   if (folder >= 0) close(folder);
-  remove_temp_dir(dir);
+  double removing = now_seconds();
+  if (!keep || !keep_temp_dir(dir, cache->root, kept_folder)) remove_temp_dir(dir);
+  trace_span("libLTO folder removed", NULL, removing, now_seconds(), 0);
   free(dir);
   return bad;
 }

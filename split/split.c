@@ -453,14 +453,17 @@ done:
 void split_result_free(SplitResult *r) {
   for (size_t i = 0; i < r->count; i++) {
     SplitImage *image = &r->images[i];
-    free(image->bitcode.data);
-    free(image->facts.data);
-    free(image->symbols.data);
+    if (!r->entry.data) {
+      free(image->bitcode.data);
+      free(image->facts.data);
+      free(image->symbols.data);
+    }
     strlist_free(&image->kernels);
     strlist_free(&image->exported);
     strlist_free(&image->entries);
     free(image->virtual_set);
   }
   free(r->images);
+  free(r->entry.data);
   *r = (SplitResult){0};
 }

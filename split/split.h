@@ -59,6 +59,9 @@ typedef struct SplitImage {
 typedef struct {
   SplitImage *images;
   size_t count;
+  // A cache entry read whole, into which the images' bitcode, facts and symbols point (their
+  // buffers are then not their own); empty for a split made here.
+  Buffer entry;
 } SplitResult;
 
 // The option's word for MODE ("kernel", "source", ...).

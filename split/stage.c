@@ -143,6 +143,8 @@ static void store_split(const Cache *c, const char *key, bool already, const Spl
   free(b.data);
 }
 
+// The entry read whole becomes the result's: the images' bytes point into it, nothing is
+// copied out (a relink reads every unchanged unit's entry, for the bitcode libLTO takes).
 static bool load_split(const Cache *c, const char *key, bool *already, SplitResult *r) {
   Buffer b;
   if (cache_get(c, "split", key, &b)) return false;
@@ -150,7 +152,7 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
   bool ok = b.size >= sizeof head;
   if (ok) memcpy(head, b.data, sizeof head);
   RecordReader rd = {b.data + sizeof head, b.data + b.size, !ok};
-  *r = (SplitResult){0};
+  *r = (SplitResult){.entry = b};
   // Each image takes at least seven records (57 bytes) of the entry: the count is checked
   // against the entry's size before it sizes the array.
   if (ok && head[1] <= (b.size - sizeof head) / 57)
@@ -159,11 +161,7 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
     SplitImage *im = &r->images[r->count++];
     size_t size;
     const uint8_t *data = record_get(&rd, &size);
-    if (data) {
-      im->bitcode.data = xmalloc(size ? size : 1);
-      memcpy(im->bitcode.data, data, size);
-      im->bitcode.size = size;
-    }
+    if (data) im->bitcode = (Buffer){(uint8_t *)data, size, false};
     record_get_strings(&rd, &im->kernels);
     record_get_strings(&rd, &im->exported);
     data = record_get(&rd, &size);
@@ -171,24 +169,15 @@ static bool load_split(const Cache *c, const char *key, bool *already, SplitResu
     data = record_get(&rd, &size);
     if (data && size == 1) im->dummy = data[0];
     data = record_get(&rd, &size);
-    if (data && size) {
-      im->facts.data = xmalloc(size);
-      memcpy(im->facts.data, data, size);
-      im->facts.size = size;
-    }
+    if (data && size) im->facts = (Buffer){(uint8_t *)data, size, false};
     data = record_get(&rd, &size);
-    if (data && size) {
-      im->symbols.data = xmalloc(size);
-      memcpy(im->symbols.data, data, size);
-      im->symbols.size = size;
-    }
+    if (data && size) im->symbols = (Buffer){(uint8_t *)data, size, false};
   }
   ok = ok && !rd.bad && (head[1] == 0 || r->images) && r->count == head[1];
   if (ok)
     *already = head[0];
   else
     split_result_free(r);
-  free(b.data);
   return ok;
 }
 
@@ -321,14 +310,21 @@ void split_inputs(InputSet *inputs, const SplitOptions *o, int jobs, SplitEntryK
       out.symbols = image->symbols.data;
       out.symbols_size = image->symbols.size;
       // The buffers join the input files: they live as long as the link needs them.
-      inputs->files = xrealloc(inputs->files, (inputs->num_files + 3) * sizeof(Buffer));
-      inputs->files[inputs->num_files++] = image->bitcode;
-      if (image->facts.data) inputs->files[inputs->num_files++] = image->facts;
-      if (image->symbols.data) inputs->files[inputs->num_files++] = image->symbols;
+      if (!job->result.entry.data) {
+        inputs->files = xrealloc(inputs->files, (inputs->num_files + 3) * sizeof(Buffer));
+        inputs->files[inputs->num_files++] = image->bitcode;
+        if (image->facts.data) inputs->files[inputs->num_files++] = image->facts;
+        if (image->symbols.data) inputs->files[inputs->num_files++] = image->symbols;
+      }
       image->bitcode = (Buffer){0};
       image->facts = (Buffer){0};
       image->symbols = (Buffer){0};
       add_input(&items, &count, &cap, out);
+    }
+    if (job->result.entry.data) { // the images' bytes are the entry's
+      inputs->files = xrealloc(inputs->files, (inputs->num_files + 1) * sizeof(Buffer));
+      inputs->files[inputs->num_files++] = job->result.entry;
+      job->result.entry = (Buffer){0};
     }
     split_result_free(&job->result);
     input_image_free(in); // its bytes stay among the files until they are released

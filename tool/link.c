@@ -929,7 +929,7 @@ static void hooks_stage(Link *l) {
       .image_done = image_done,
       .image_done_arg = l->native ? NULL : &l->output, // AOT writes once ocloc is done
   };
-  if (!l->native) output_open(&l->output, o->output, o->arch, l->outputs, l->emitted);
+  if (!l->native) output_open(&l->output, o->output, o->arch, l->outputs, l->emitted, l->jobs);
   progress_stage("hooks", l->emitted);
   run_hooks(&l->r, l->optimized, &l->sources, &ho, l->results);
   spawner_stop(); // once reaped, its workers' CPU time and peak RSS count as our children's

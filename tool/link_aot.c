@@ -52,7 +52,7 @@ void link_native_output(const char *output, const AotPlan *plan, const AotOption
        plan->num_devices, num_native - hits, hits);
   if (!n && count) warning(output, "no image any --arch device can run; the output holds no image");
   OutputWriter w;
-  output_open(&w, output, NULL, images, n);
+  output_open(&w, output, NULL, images, n, 1);
   output_commit(&w);
   for (size_t i = 0; i < num_native; i++) {
     buffer_free(&natives[i].native);
