@@ -387,6 +387,7 @@ typedef struct {
 } StrMap;
 void *strmap_get(const StrMap *m, const char *key);
 void strmap_put(StrMap *m, const char *key, void *value);
+void strmap_reserve(StrMap *m, size_t count); // room for COUNT keys without growing
 void strmap_free(StrMap *m); // the copied keys and the tables; the values are the caller's
 
 // Runs fn(arg, i) for every i in [0, n) on up to JOBS threads; returns when all are done.

@@ -187,20 +187,37 @@ void *strmap_get(const StrMap *m, const char *key) {
   }
 }
 
+// KEY (not in M) goes into M's table as it is: owned by M from now on.
+static void take_key(StrMap *m, char *key, void *value) {
+  size_t i = hash_string(key) & (m->cap - 1);
+  while (m->keys[i])
+    i = (i + 1) & (m->cap - 1);
+  m->keys[i] = key;
+  m->values[i] = value;
+  m->count++;
+}
+
+// M's table made CAP entries (a power of two, more than twice its count); its keys move.
+static void regrow(StrMap *m, size_t cap) {
+  StrMap bigger = {.cap = cap};
+  bigger.keys = xcalloc(bigger.cap, sizeof(char *));
+  bigger.values = xcalloc(bigger.cap, sizeof(void *));
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->keys[i]) take_key(&bigger, m->keys[i], m->values[i]);
+  free(m->keys);
+  free(m->values);
+  *m = bigger;
+}
+
+void strmap_reserve(StrMap *m, size_t count) {
+  size_t cap = m->cap ? m->cap : 64;
+  while ((count + 1) * 2 > cap)
+    cap *= 2;
+  if (cap > m->cap) regrow(m, cap);
+}
+
 void strmap_put(StrMap *m, const char *key, void *value) {
-  if ((m->count + 1) * 2 > m->cap) {
-    StrMap bigger = {.cap = m->cap ? m->cap * 2 : 64};
-    bigger.keys = xcalloc(bigger.cap, sizeof(char *));
-    bigger.values = xcalloc(bigger.cap, sizeof(void *));
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->keys[i]) {
-        strmap_put(&bigger, m->keys[i], m->values[i]);
-        free(m->keys[i]);
-      }
-    free(m->keys);
-    free(m->values);
-    *m = bigger;
-  }
+  if ((m->count + 1) * 2 > m->cap) regrow(m, m->cap ? m->cap * 2 : 64);
   for (size_t i = hash_string(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
     if (!m->keys[i]) {
       m->keys[i] = xstrdup(key);

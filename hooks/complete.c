@@ -5,6 +5,7 @@
 
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Linker.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,19 @@ typedef struct {
   char (*content_key)[CACHE_KEY_SIZE]; // NULL without a cache
   bool *unreadable;                    // per module: not bitcode LLVM can read
   const bool *given;                   // per module: defined[i] is known (NULL: none is)
+  char (*list_key)[CACHE_KEY_SIZE];    // per module: a key of defined[i] (NULL: not wanted)
 } IndexJob;
+
+// A key of one module's list of definitions (each entry with its NUL: no two lists alike).
+static void list_key_of(const StringList *defined, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  uint64_t n = defined->count;
+  cache_hash_update(&h, &n, sizeof n);
+  for (size_t j = 0; j < defined->count; j++)
+    cache_hash_update(&h, defined->items[j], strlen(defined->items[j]) + 1);
+  cache_hash_final(&h, key);
+}
 
 // Runs on a worker thread: reads module I lazily, writes only defined[i].
 static void list_definitions(void *arg, size_t i) {
@@ -42,7 +55,10 @@ static void list_definitions(void *arg, size_t i) {
   // With a cache, the image cache's keys name the module by this hash.
   if (job->content_key)
     cache_content_key(job->bitcode[i].data, job->bitcode[i].size, job->content_key[i]);
-  if (job->given && job->given[i]) return;
+  if (job->given && job->given[i]) {
+    if (job->list_key) list_key_of(&job->defined[i], job->list_key[i]);
+    return;
+  }
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -50,6 +66,7 @@ static void list_definitions(void *arg, size_t i) {
                    &why)) {
     free(why); // the hook reports it if the module is needed
     job->unreadable[i] = true;
+    if (job->list_key) list_key_of(&job->defined[i], job->list_key[i]);
     context_dispose(ctx);
     buffer_drop_pages(&job->bitcode[i]);
     return;
@@ -63,6 +80,7 @@ static void list_definitions(void *arg, size_t i) {
   LLVMDisposeModule(mod);
   context_dispose(ctx);
   buffer_drop_pages(&job->bitcode[i]);
+  if (job->list_key) list_key_of(&job->defined[i], job->list_key[i]);
 }
 
 // Seed 002: a set's functions stay in its image (the runtime links it), and a dummy image
@@ -71,15 +89,76 @@ static bool may_provide(const LinkModule *m, const char *name) {
   return !m->dummy && !strlist_contains(&m->virtual_functions, name);
 }
 
+// A relink's providers (R's kept_key set): a function of the resolution and of every module's
+// list of definitions, in order, so kept in the cache under a key of both; a relink whose
+// edit left every module's definitions as they were (an edited body, and the modules that
+// import from it: what they import is no linkable definition), or one that went back to an
+// earlier program, reads them back instead of going over every module's definitions. The
+// entry: per provided name, the name (with its NUL) and the provider's index (u32).
+static void providers_key(const CompletionSources *s, const Resolution *r,
+                          char (*list_key)[CACHE_KEY_SIZE], char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "relink providers 1");
+  cache_hash_string(&h, r->kept_key);
+  uint64_t n = s->num_modules;
+  cache_hash_update(&h, &n, sizeof n);
+  for (size_t i = 0; i < s->num_modules; i++)
+    cache_hash_string(&h, s->bitcode[i].size ? list_key[i] : "-"); // "-": not a source
+  cache_hash_final(&h, key);
+}
+
+static bool read_providers(CompletionSources *s, const Cache *cache, const char *key) {
+  Buffer b;
+  if (cache_get(cache, "relinkdefs", key, &b)) return false;
+  RecordReader rd = {b.data, b.data + b.size, false};
+  uint64_t count = 0;
+  bool ok = b.size >= sizeof count;
+  if (ok) memcpy(&count, b.data, sizeof count);
+  ok = ok && count <= b.size / 16; // a name and an index take 16 bytes at least
+  rd.p += ok ? sizeof count : 0;
+  if (ok) strmap_reserve(&s->provider, count);
+  while (ok && rd.p < rd.end) {
+    size_t n, four;
+    const uint8_t *name = record_get(&rd, &n);
+    const uint8_t *index = name ? record_get(&rd, &four) : NULL;
+    uint32_t k = 0;
+    ok = index && four == sizeof k && n > 0 && !name[n - 1] && !memchr(name, 0, n - 1);
+    if (ok) memcpy(&k, index, sizeof k);
+    ok = ok && k < s->num_modules;
+    if (ok) strmap_put(&s->provider, (const char *)name, (void *)(uintptr_t)(k + 1));
+  }
+  ok = ok && s->provider.count == count;
+  free(b.data);
+  if (!ok) strmap_free(&s->provider);
+  return ok;
+}
+
+static void keep_providers(const CompletionSources *s, const Cache *cache, const char *key) {
+  Buffer b = {0};
+  uint64_t count = s->provider.count;
+  buffer_append(&b, &count, sizeof count);
+  for (size_t i = 0; i < s->provider.cap; i++) {
+    if (!s->provider.keys || !s->provider.keys[i]) continue;
+    uint32_t k = (uint32_t)((uintptr_t)s->provider.values[i] - 1);
+    record_put(&b, s->provider.keys[i], strlen(s->provider.keys[i]) + 1);
+    record_put(&b, &k, sizeof k);
+  }
+  cache_store(cache, "relinkdefs", key, &b);
+  free(b.data);
+}
+
 size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache *cache, int jobs,
                          const DefinitionLists *lists) {
   size_t n = s->num_modules ? s->num_modules : 1;
   if (cache) s->content_key = xcalloc(n, CACHE_KEY_SIZE);
+  bool keeps = cache && r->kept_key[0];
   IndexJob job = {.bitcode = s->bitcode,
                   .defined = lists ? lists->defined : xcalloc(n, sizeof(StringList)),
                   .content_key = s->content_key,
                   .unreadable = lists ? lists->unreadable : xcalloc(n, sizeof(bool)),
-                  .given = lists ? lists->given : NULL};
+                  .given = lists ? lists->given : NULL,
+                  .list_key = keeps ? xcalloc(n, CACHE_KEY_SIZE) : NULL};
   parallel_for(s->num_modules, jobs, list_definitions, &job);
   size_t unreadable = 0, given = 0, indexed = 0;
   for (size_t i = 0; i < s->num_modules; i++) {
@@ -90,6 +169,16 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache 
   if (cache && job.given)
     note("cache: %zu of %zu module(s)' definitions reused", given, indexed);
   if (!lists) free(job.unreadable);
+  char kept[CACHE_KEY_SIZE];
+  if (keeps) providers_key(s, r, job.list_key, kept);
+  free(job.list_key);
+  if (keeps && read_providers(s, cache, kept)) {
+    note("relink: the definitions index of the last link reused");
+    for (size_t i = 0; i < s->num_modules && !lists; i++)
+      strlist_free(&job.defined[i]);
+    if (!lists) free(job.defined);
+    return unreadable;
+  }
   // Provider: the module symbol resolution chose, else the first strong, else the first.
   StrMap strong = {0};
   for (size_t i = 0; i < s->num_modules; i++) {
@@ -113,6 +202,7 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache 
   }
   if (!lists) free(job.defined);
   strmap_free(&strong);
+  if (keeps) keep_providers(s, cache, kept);
   return unreadable;
 }
 

@@ -36,6 +36,7 @@ typedef struct LinkModule {
   StringList kernels;        // its kernels, in module order
   StringList exported;       // SYCL_EXTERNAL definitions it prevails for
   StringList device_globals; // device globals it defines (kept external: the host uses them)
+  StringList lost;           // its strong and weak definitions that another module's beat
   bool emit;                 // produces an output image
   Buffer prepared;           // bitcode with a ThinLTO summary, ready for libLTO
   char *prepare_error;       // set by a worker in the prepare stage
@@ -55,6 +56,9 @@ typedef struct {
   StrMap prevailing;        // symbol name -> LinkModule* whose definition wins
   StringList must_preserve; // kernels (and exports) of emitted images
   StringList cross_referenced;
+  // A relink's (tool/relink_program.c): a key of everything the resolution was computed
+  // from, or "": what the definitions index keeps its providers under, with the modules.
+  char kept_key[CACHE_KEY_SIZE];
 } Resolution;
 
 //

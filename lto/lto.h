@@ -18,8 +18,23 @@ extern "C" {
 // an image, module_symbols_record), then resolves them. Under AOT (no set images: kernel images are self-contained) a module
 // defining "indirectly-callable" functions is an ordinary source of definitions.
 // Duplicate strong definitions are errors naming both inputs.
+// With INTERFACE (and CACHE), each module's interface key (module_symbols_key's) is written
+// there.
 void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, bool aot,
-                     const Cache *cache, int jobs);
+                     const Cache *cache, int jobs, char (*interface)[CACHE_KEY_SIZE]);
+// With a cache, a module's content key: the one its split's record holds (the record came with
+// the bitcode in one checked cache entry), else the hash of its bytes.
+void module_content_key(const InputImage *in, char key[CACHE_KEY_SIZE]);
+// What resolution reads of IN, as a key: the hash of its split's record but for the content
+// key. False when IN has no such record (resolve_symbols gives the key then).
+bool module_symbols_key(const InputImage *in, char key[CACHE_KEY_SIZE]);
+// The results of resolve_symbols (every module's kernels, exports, device globals, set,
+// definitions lost; must_preserve, cross_referenced, prevailing), serialized into OUT; and
+// read back for INPUTS (the same modules' interfaces, in the same order) with each module's
+// CONTENT_KEYS. False (R empty) for anything damaged or of another count of modules.
+void resolution_save(const Resolution *r, Buffer *out);
+bool resolution_restore(Resolution *r, InputSet *inputs, const uint8_t *data, size_t size,
+                        char (*content_keys)[CACHE_KEY_SIZE]);
 // SplitOptions.describe: what resolve_symbols reads of an image, for the split's cache entry
 // (read back only for the same bytes). 0, or -1 if the bitcode does not read.
 int module_symbols_record(const uint8_t *bitcode, size_t size, Buffer *out);
@@ -33,7 +48,11 @@ void resolution_free(Resolution *r);
 // Canonical triple, overridden weak definitions dropped, entry points marked with the aspects
 // they reach in PROGRAM (may be NULL), written with a summary. With a cache, a module whose
 // bytes, dropped definitions and marks are unchanged is not redone.
-void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache, int jobs);
+// A module passed on as the split wrote it takes its bytes' buffer from INPUTS (which the
+// modules' inputs are; NULL: none) where that buffer is its own, rather than a copy: the
+// inputs' bytes are not read after this (the thin link's stage releases them).
+void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache,
+                     InputSet *inputs, int jobs);
 
 //
 // lto/thinlto.c — the thin link and the per-module backends (libLTO)

@@ -2,6 +2,8 @@
 // definitions dropped, and a ThinLTO summary written with it. Resolution is decided elsewhere.
 #include "lto/lto.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,8 @@ typedef struct {
   Resolution *r;
   const ProgramFacts *program;
   const Cache *cache;
+  Buffer *files;  // the input set's buffers
+  size_t *owner;  // per module: the buffer that is its bytes, whole and its own, + 1; or 0
 } PrepareJob;
 
 static const char declared_prefix[] = "declared:";
@@ -71,19 +75,13 @@ static void mark_entry_aspects(LLVMModuleRef mod, const StringList *entries) {
 }
 
 // Whether some definition of M lost to one elsewhere: drop_overridden would change M.
-static bool loses_definitions(const LinkModule *m, const Resolution *r) {
-  for (size_t i = 0; i < m->num_symbols && !m->dummy; i++) {
-    const ModuleSymbol *sym = &m->symbols[i];
-    if (sym->def != DEF_STRONG && sym->def != DEF_WEAK) continue; // the linkages it drops
-    const LinkModule *winner = strmap_get(&r->prevailing, sym->name);
-    if (winner && winner != m) return true;
-  }
-  return false;
+static bool loses_definitions(const LinkModule *m) {
+  return !m->dummy && m->lost.count > 0;
 }
 
 // The prepared bitcode depends on the input's bytes and on which of its definitions lost
 // (drop_overridden decides from the same resolution).
-static void prepare_key(const LinkModule *m, const Resolution *r, const StringList *aspects,
+static void prepare_key(const LinkModule *m, const StringList *aspects,
                         char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
@@ -91,12 +89,8 @@ static void prepare_key(const LinkModule *m, const Resolution *r, const StringLi
   for (size_t i = 0; i < aspects->count; i++) // facts of other units: an input of this module
     cache_hash_string(&h, aspects->items[i]);
   cache_hash_string(&h, m->content_key); // the bitcode's hash, taken by resolve_symbols
-  for (size_t i = 0; i < m->num_symbols; i++) {
-    const ModuleSymbol *sym = &m->symbols[i];
-    if (sym->def != DEF_STRONG && sym->def != DEF_WEAK) continue;
-    const LinkModule *winner = strmap_get(&r->prevailing, sym->name);
-    if (winner && winner != m) cache_hash_string(&h, sym->name);
-  }
+  for (size_t i = 0; i < m->lost.count; i++) // in symbol order (resolve_symbols)
+    cache_hash_string(&h, m->lost.items[i]);
   cache_hash_final(&h, key);
 }
 
@@ -127,18 +121,23 @@ static void prepare_one(void *arg, size_t i) {
   // to change it: most have nothing to drop, mark or make noinline, and go to libLTO as the
   // split wrote them.
   if ((m->input->link_ready || split_before(m->input)) && !aspects.count &&
-      !loses_definitions(m, r) &&
+      !loses_definitions(m) &&
       (m->dummy || !m->virtual_functions.count)) {
     m->passed_on = true;
-    m->prepared.size = m->input->size;
-    m->prepared.data = xmalloc(m->input->size);
-    memcpy(m->prepared.data, m->input->data, m->input->size);
+    if (job->owner[i]) { // its bytes are a buffer of their own: it moves, uncopied
+      m->prepared = job->files[job->owner[i] - 1];
+      job->files[job->owner[i] - 1] = (Buffer){0};
+    } else {
+      m->prepared.size = m->input->size;
+      m->prepared.data = xmalloc(m->input->size);
+      memcpy(m->prepared.data, m->input->data, m->input->size);
+    }
     strlist_free(&aspects);
     return;
   }
   char key[CACHE_KEY_SIZE];
   if (cache) {
-    prepare_key(m, r, &aspects, key);
+    prepare_key(m, &aspects, key);
     if (cache_get(cache, "prepared", key, &m->prepared) == 0) {
       strlist_free(&aspects);
       return;
@@ -184,9 +183,34 @@ static void prepare_one(void *arg, size_t i) {
   context_dispose(ctx);
 }
 
-void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache, int jobs) {
-  PrepareJob job = {r, program, cache};
+// The input buffer each module's bytes are, whole (a split's output: the bitcode has a buffer
+// of its own among the input set's), malloc'd: a module passed on takes it (the input set
+// frees what is left of it before the thin link, release_input_bytes).
+static size_t *buffer_owners(const Resolution *r, const InputSet *inputs) {
+  size_t *owner = xcalloc(r->num_modules + 1, sizeof(size_t));
+  if (!inputs) return owner;
+  StrMap at = {0};
+  char name[32];
+  for (size_t f = 0; f < inputs->num_files; f++) {
+    if (inputs->files[f].mapped || !inputs->files[f].data) continue;
+    snprintf(name, sizeof name, "%p", (void *)inputs->files[f].data);
+    strmap_put(&at, name, (void *)(uintptr_t)(f + 1));
+  }
+  for (size_t i = 0; i < r->num_modules; i++) {
+    const InputImage *in = r->modules[i].input;
+    snprintf(name, sizeof name, "%p", (const void *)in->data);
+    uintptr_t f = in->data ? (uintptr_t)strmap_get(&at, name) : 0;
+    if (f && inputs->files[f - 1].size == in->size) owner[i] = f;
+  }
+  strmap_free(&at);
+  return owner;
+}
+
+void prepare_modules(Resolution *r, const ProgramFacts *program, const Cache *cache,
+                     InputSet *inputs, int jobs) {
+  PrepareJob job = {r, program, cache, inputs ? inputs->files : NULL, buffer_owners(r, inputs)};
   parallel_for(r->num_modules, jobs, prepare_one, &job);
+  free(job.owner);
   size_t passed_on = 0;
   for (size_t i = 0; i < r->num_modules; i++) {
     passed_on += r->modules[i].passed_on;

@@ -217,8 +217,42 @@ int module_symbols_record(const uint8_t *bitcode, size_t size, Buffer *out) {
 typedef struct {
   LinkModule *modules;
   const Cache *cache;
-  bool *reused; // per module: read from its split's record
+  bool *reused;                     // per module: read from its split's record
+  char (*interface)[CACHE_KEY_SIZE]; // per module: what it resolves by (interface_key), or NULL
 } SymbolJob;
+
+void module_content_key(const InputImage *in, char key[CACHE_KEY_SIZE]) {
+  if (in->symbols) {
+    RecordReader r = {in->symbols, in->symbols + in->symbols_size, false};
+    size_t size;
+    const uint8_t *recorded = record_get(&r, &size);
+    if (recorded && size == CACHE_KEY_SIZE - 1 && !memchr(recorded, 0, size)) {
+      memcpy(key, recorded, size);
+      key[size] = 0;
+      return;
+    }
+  }
+  cache_content_key(in->data, in->size, key);
+}
+
+// The hash of a symbols record's bytes after its content key: what resolution reads of the
+// module.
+static void interface_key(const uint8_t *data, size_t size, char key[CACHE_KEY_SIZE]) {
+  RecordReader r = {data, data + size, false};
+  size_t n;
+  if (!record_get(&r, &n)) r.p = data;
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "symbols interface 1");
+  cache_hash_update(&h, r.p, (size_t)(r.end - r.p));
+  cache_hash_final(&h, key);
+}
+
+bool module_symbols_key(const InputImage *in, char key[CACHE_KEY_SIZE]) {
+  if (!in->symbols) return false;
+  interface_key(in->symbols, in->symbols_size, key);
+  return true;
+}
 
 // Runs on a worker thread: touches only module I.
 static void read_module_symbols(void *arg, size_t i) {
@@ -226,11 +260,14 @@ static void read_module_symbols(void *arg, size_t i) {
   LinkModule *m = &job->modules[i];
   SetFacts facts = {0};
   if (job->cache) {
-    // The bitcode's hash, which the prepare stage's cache key uses too.
-    cache_content_key(m->input->data, m->input->size, m->content_key);
+    // The bitcode's hash, which the prepare stage's cache key uses too: the split's record
+    // holds it (its cache entry is checked whole when read), else it is hashed.
+    module_content_key(m->input, m->content_key);
     if (m->input->symbols &&
         take_symbols(m->input->symbols, m->input->symbols_size, m->content_key, m, &facts)) {
       job->reused[i] = true;
+      if (job->interface) interface_key(m->input->symbols, m->input->symbols_size,
+                                        job->interface[i]);
       take_facts(m, &facts);
       return;
     }
@@ -248,6 +285,12 @@ static void read_module_symbols(void *arg, size_t i) {
     return;
   }
   read_symbols(m, mod, &facts);
+  if (job->interface) {
+    Buffer b = {0};
+    put_symbols(&b, "", m, &facts);
+    interface_key(b.data, b.size, job->interface[i]);
+    free(b.data);
+  }
   take_facts(m, &facts);
   LLVMDisposeModule(mod);
   reading_input_end();
@@ -292,6 +335,7 @@ void resolution_free(Resolution *r) {
     strlist_free(&m->kernels);
     strlist_free(&m->exported);
     strlist_free(&m->device_globals);
+    strlist_free(&m->lost);
     buffer_free(&m->prepared);
     free(m->prepare_error);
     free(m->virtual_set);
@@ -305,7 +349,7 @@ void resolution_free(Resolution *r) {
 }
 
 void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, bool aot,
-                     const Cache *cache, int jobs) {
+                     const Cache *cache, int jobs, char (*interface)[CACHE_KEY_SIZE]) {
   r->modules = xcalloc(inputs->count, sizeof(LinkModule));
   for (size_t i = 0; i < inputs->count; i++) {
     InputImage *in = &inputs->items[i];
@@ -321,7 +365,8 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
   }
   exit_on_errors();
 
-  SymbolJob job = {r->modules, cache, xcalloc(r->num_modules ? r->num_modules : 1, sizeof(bool))};
+  SymbolJob job = {r->modules, cache, xcalloc(r->num_modules ? r->num_modules : 1, sizeof(bool)),
+                   interface};
   parallel_for(r->num_modules, jobs, read_module_symbols, &job);
   size_t reused = 0;
   for (size_t i = 0; i < r->num_modules; i++)
@@ -365,6 +410,16 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
     }
   }
   exit_on_errors();
+  // What of each module lost to a definition elsewhere (prepare drops it), in symbol order.
+  for (size_t i = 0; i < r->num_modules; i++) {
+    LinkModule *m = &r->modules[i];
+    for (size_t j = 0; j < m->num_symbols; j++) {
+      const ModuleSymbol *s = &m->symbols[j];
+      if (s->def != DEF_STRONG && s->def != DEF_WEAK) continue;
+      const LinkModule *winner = strmap_get(&r->prevailing, s->name);
+      if (winner && winner != m) strlist_push(&m->lost, xstrdup(s->name));
+    }
+  }
 
   // What is emitted, and what libLTO must keep: kernels, and exports under dependencies.
   for (size_t i = 0; i < r->num_modules; i++) {
@@ -414,4 +469,146 @@ void resolve_symbols(Resolution *r, InputSet *inputs, bool allow_dependencies, b
   }
   strmap_free(&defkind);
   strmap_free(&users);
+}
+
+//
+// The resolution kept for a relink (tool/relink_program.c): what every module resolves to, for
+// a link whose modules resolve by the same records in the same order (their interface keys),
+// so that it is read back rather than worked out. Symbols are not kept: prepare needs only
+// what each module lost (LinkModule.lost). Names end with their NUL, for the tables.
+//
+
+enum { KEPT_EMIT = 1, KEPT_DUMMY = 2, KEPT_SET = 4 };
+
+static void put_name(Buffer *b, const char *s) {
+  record_put(b, s, strlen(s) + 1);
+}
+
+static void put_names(Buffer *b, const StringList *l) {
+  uint64_t n = l->count;
+  buffer_append(b, &n, sizeof n);
+  for (size_t i = 0; i < l->count; i++)
+    put_name(b, l->items[i]);
+}
+
+// A name written by put_name, in place (NUL-terminated), or NULL (R marked bad).
+static const char *get_name(RecordReader *r) {
+  size_t n;
+  const uint8_t *p = record_get(r, &n);
+  if (!p || !n || p[n - 1] || memchr(p, 0, n - 1)) {
+    r->bad = true;
+    return NULL;
+  }
+  return (const char *)p;
+}
+
+static bool get_count(RecordReader *r, uint64_t *n) {
+  size_t size;
+  const uint8_t *p = record_get(r, &size);
+  if (!p || size != sizeof *n) return !(r->bad = true);
+  memcpy(n, p, sizeof *n);
+  // Each item takes 8 bytes at least: a count the rest cannot hold is damage.
+  if (*n > (uint64_t)(r->end - r->p) / 8) return !(r->bad = true);
+  return true;
+}
+
+static bool get_names(RecordReader *r, StringList *l) {
+  uint64_t n;
+  if (r->bad || (size_t)(r->end - r->p) < sizeof n) return !(r->bad = true);
+  memcpy(&n, r->p, sizeof n);
+  r->p += sizeof n;
+  if (n > (uint64_t)(r->end - r->p) / 8) return !(r->bad = true);
+  for (uint64_t i = 0; i < n && !r->bad; i++) {
+    const char *s = get_name(r);
+    if (s) strlist_push(l, xstrdup(s));
+  }
+  return !r->bad;
+}
+
+void resolution_save(const Resolution *r, Buffer *out) {
+  *out = (Buffer){0};
+  uint64_t n = r->num_modules;
+  record_put(out, &n, sizeof n);
+  for (size_t i = 0; i < r->num_modules; i++) {
+    const LinkModule *m = &r->modules[i];
+    uint8_t flags = (uint8_t)((m->emit ? KEPT_EMIT : 0) | (m->dummy ? KEPT_DUMMY : 0) |
+                              (m->virtual_set ? KEPT_SET : 0));
+    int32_t level = m->opt_level;
+    record_put(out, &flags, 1);
+    record_put(out, &level, sizeof level);
+    put_name(out, m->virtual_set ? m->virtual_set : "");
+    put_names(out, &m->kernels);
+    put_names(out, &m->exported);
+    put_names(out, &m->device_globals);
+    put_names(out, &m->virtual_functions);
+    put_names(out, &m->lost);
+  }
+  put_names(out, &r->must_preserve);
+  put_names(out, &r->cross_referenced);
+  uint64_t count = r->prevailing.count;
+  record_put(out, &count, sizeof count);
+  for (size_t i = 0; i < r->prevailing.cap; i++) {
+    if (!r->prevailing.keys || !r->prevailing.keys[i]) continue;
+    uint32_t index = (uint32_t)((const LinkModule *)r->prevailing.values[i])->index;
+    put_name(out, r->prevailing.keys[i]);
+    record_put(out, &index, sizeof index);
+  }
+}
+
+bool resolution_restore(Resolution *r, InputSet *inputs, const uint8_t *data, size_t size,
+                        char (*content_keys)[CACHE_KEY_SIZE]) {
+  RecordReader rd = {data, data + size, false};
+  uint64_t n;
+  *r = (Resolution){0};
+  if (!get_count(&rd, &n) || n != inputs->count) return false;
+  for (size_t i = 0; i < inputs->count; i++)
+    if (inputs->items[i].image_kind != IMG_BITCODE) return false;
+  r->modules = xcalloc(n ? n : 1, sizeof(LinkModule));
+  for (size_t i = 0; i < n && !rd.bad; i++) {
+    LinkModule *m = &r->modules[r->num_modules++];
+    m->index = (int)i;
+    m->input = &inputs->items[i];
+    m->id = format("%d:%s", m->index, m->input->origin);
+    memcpy(m->content_key, content_keys[i], CACHE_KEY_SIZE);
+    size_t one;
+    const uint8_t *flags = record_get(&rd, &one);
+    if (!flags || one != 1) break;
+    const uint8_t *level = record_get(&rd, &one);
+    if (!level || one != sizeof(int32_t)) break;
+    int32_t opt_level;
+    memcpy(&opt_level, level, sizeof opt_level);
+    m->opt_level = opt_level;
+    m->emit = flags[0] & KEPT_EMIT;
+    m->dummy = flags[0] & KEPT_DUMMY;
+    const char *set = get_name(&rd);
+    if (set && (flags[0] & KEPT_SET)) m->virtual_set = xstrdup(set);
+    if (!get_names(&rd, &m->kernels) || !get_names(&rd, &m->exported) ||
+        !get_names(&rd, &m->device_globals) || !get_names(&rd, &m->virtual_functions) ||
+        !get_names(&rd, &m->lost))
+      break;
+  }
+  bool ok = !rd.bad && r->num_modules == n && get_names(&rd, &r->must_preserve) &&
+            get_names(&rd, &r->cross_referenced);
+  uint64_t count = 0;
+  ok = ok && get_count(&rd, &count);
+  if (ok) strmap_reserve(&r->prevailing, (size_t)count);
+  for (uint64_t i = 0; ok && i < count; i++) {
+    const char *name = get_name(&rd);
+    size_t one;
+    const uint8_t *index = name ? record_get(&rd, &one) : NULL;
+    uint32_t k;
+    ok = index && one == sizeof k;
+    if (ok) memcpy(&k, index, sizeof k);
+    ok = ok && k < n;
+    if (ok) strmap_put(&r->prevailing, name, &r->modules[k]);
+  }
+  ok = ok && !rd.bad && rd.p == rd.end;
+  if (!ok) {
+    resolution_free(r);
+    return false;
+  }
+  for (size_t i = 0; i < r->num_modules; i++)
+    if (!r->modules[i].input->is_library && !r->modules[i].emit)
+      note("%s: no kernel; used only as a source of definitions", r->modules[i].input->origin);
+  return true;
 }

@@ -379,6 +379,12 @@ static void program_release(ProgramFacts *p) {
   strmap_free(&p->external);
   strlist_free(&p->aspect_names);
   strlist_free(&p->set_names);
+  for (size_t i = 0; i < p->num_kept; i++) {
+    strlist_free(&p->kept_aspects[i]);
+    strlist_free(&p->kept_declared[i]);
+  }
+  free(p->kept_aspects);
+  free(p->kept_declared);
 }
 
 void program_facts_free(ProgramFacts *p) {
@@ -392,14 +398,101 @@ static void aspect_list(const ProgramFacts *p, Aspects a, StringList *out) {
     if (a.w[k / 64] & (1ull << (k % 64))) strlist_push(out, xstrdup(p->aspect_names.items[k]));
 }
 
+static void copy_list(const StringList *from, StringList *out) {
+  for (size_t i = 0; i < from->count; i++)
+    strlist_push(out, xstrdup(from->items[i]));
+}
+
 void program_aspects(const ProgramFacts *p, const char *name, StringList *out) {
   uintptr_t n = p ? (uintptr_t)strmap_get(&p->external, name) : 0;
-  if (n) aspect_list(p, p->nodes[n - 1].reach, out);
+  if (n && p->kept_aspects)
+    copy_list(&p->kept_aspects[n - 1], out);
+  else if (n)
+    aspect_list(p, p->nodes[n - 1].reach, out);
 }
 
 void program_declared_aspects(const ProgramFacts *p, const char *name, StringList *out) {
   uintptr_t n = p ? (uintptr_t)strmap_get(&p->external, name) : 0;
-  if (n) aspect_list(p, p->nodes[n - 1].declared_reach, out);
+  if (n && p->kept_declared)
+    copy_list(&p->kept_declared[n - 1], out);
+  else if (n)
+    aspect_list(p, p->nodes[n - 1].declared_reach, out);
+}
+
+//
+// Kept for a relink (tool/relink_program.c): what each external name reaches, the one result
+// of the facts that the stages after regroup read, for a link whose modules' facts are the last
+// link's in the same order.
+//
+
+void module_facts_key(const uint8_t *facts, size_t size, char key[CACHE_KEY_SIZE]) {
+  CacheHasher h;
+  cache_hash_init(&h);
+  cache_hash_tool(&h, "facts interface 1");
+  cache_hash_update(&h, facts, size);
+  cache_hash_final(&h, key);
+}
+
+void program_module_key(const ProgramFacts *p, size_t m, char key[CACHE_KEY_SIZE]) {
+  Buffer b = {0};
+  facts_serialize(&p->modules[m], &b);
+  module_facts_key(b.data, b.size, key);
+  free(b.data);
+}
+
+bool program_keeps(const ProgramFacts *p) {
+  return !p->any_image_scope && !p->kept_aspects;
+}
+
+void program_facts_save(const ProgramFacts *p, Buffer *out) {
+  *out = (Buffer){0};
+  for (size_t i = 0; i < p->external.cap; i++) {
+    if (!p->external.keys || !p->external.keys[i]) continue;
+    const FactNode *n = &p->nodes[(uintptr_t)p->external.values[i] - 1];
+    if (!n->reach.w[0] && !n->reach.w[1] && !n->declared_reach.w[0] && !n->declared_reach.w[1])
+      continue;
+    StringList aspects = {0}, declared = {0};
+    aspect_list(p, n->reach, &aspects);
+    aspect_list(p, n->declared_reach, &declared);
+    record_put(out, p->external.keys[i], strlen(p->external.keys[i]));
+    record_put_strings(out, &aspects);
+    record_put_strings(out, &declared);
+    strlist_free(&aspects);
+    strlist_free(&declared);
+  }
+}
+
+ProgramFacts *program_facts_restore(const uint8_t *data, size_t size) {
+  ProgramFacts *p = xcalloc(1, sizeof *p);
+  RecordReader r = {data, data + size, false};
+  size_t cap = 0;
+  p->kept_aspects = xcalloc(1, sizeof(StringList));
+  p->kept_declared = xcalloc(1, sizeof(StringList));
+  while (!r.bad && r.p < r.end) {
+    char *name = record_get_string(&r);
+    if (!name) break;
+    if (p->num_kept == cap) {
+      cap = cap ? cap * 2 : 64;
+      p->kept_aspects = xrealloc(p->kept_aspects, cap * sizeof(StringList));
+      p->kept_declared = xrealloc(p->kept_declared, cap * sizeof(StringList));
+    }
+    size_t k = p->num_kept++;
+    p->kept_aspects[k] = p->kept_declared[k] = (StringList){0};
+    bool ok = record_get_strings(&r, &p->kept_aspects[k]) &&
+              record_get_strings(&r, &p->kept_declared[k]) && !strmap_get(&p->external, name);
+    if (ok) strmap_put(&p->external, name, (void *)(uintptr_t)(k + 1));
+    free(name);
+    if (!ok) r.bad = true;
+  }
+  if (r.bad) {
+    program_facts_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+bool program_restored(const ProgramFacts *p) {
+  return p && p->kept_aspects;
 }
 
 // Marks the kernels of module M (and with SETS its set functions) in MOD with the aspects

@@ -235,7 +235,7 @@ static void check_image_scope(const ProgramFacts *p, const ImageRoots *images, s
   free(queue);
 }
 
-void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions *o, int jobs) {
+bool program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions *o, int jobs) {
   assert_that(p->num_modules == inputs->count);
   Replacement *rep = xcalloc(inputs->count + 1, sizeof(Replacement));
 
@@ -295,8 +295,10 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
   size_t count = 0, cap = 0;
   ImageRoots *roots = xcalloc(2 * inputs->count + 1, sizeof(ImageRoots));
   size_t num_roots = 0, roots_cap = 2 * inputs->count + 1;
+  bool changed = num_todo > 0;
   for (size_t m = 0; m < inputs->count; m++) {
     InputImage *in = &inputs->items[m];
+    changed |= rep[m].removed || rep[m].merged.data;
     if (rep[m].removed) { // merged into the set's first image; its bytes stay among the files
       input_image_free(in);
       continue;
@@ -341,4 +343,5 @@ void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions
   free(rep);
   free(todo);
   exit_on_errors();
+  return changed;
 }

@@ -146,8 +146,19 @@ void program_declared_aspects(const ProgramFacts *p, const char *name, StringLis
 // kernels reach different aspects is split again by source; the images of one virtual-
 // functions set from several units become one (and their dummies one); a device_image_scope
 // global reached from two images is an error. With --split=none only the last two. P
-// describes INPUTS as they are on entry.
-void program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions *o, int jobs);
+// describes INPUTS as they are on entry. True when it changed INPUTS.
+bool program_regroup(InputSet *inputs, const ProgramFacts *p, const SplitOptions *o, int jobs);
+// A relink's facts (tool/relink_program.c): what one module's facts are, as a key (its
+// serialized facts: InputImage.facts, or module M of P); whether P's results may be kept
+// (nothing image-scope, not itself read back); P's results saved into OUT, and read back
+// (NULL for anything damaged) as a ProgramFacts that program_aspects and
+// program_declared_aspects read like P (nothing else: regroup does not run on it).
+void module_facts_key(const uint8_t *facts, size_t size, char key[CACHE_KEY_SIZE]);
+void program_module_key(const ProgramFacts *p, size_t m, char key[CACHE_KEY_SIZE]);
+bool program_keeps(const ProgramFacts *p);
+void program_facts_save(const ProgramFacts *p, Buffer *out);
+ProgramFacts *program_facts_restore(const uint8_t *data, size_t size);
+bool program_restored(const ProgramFacts *p);
 // The same propagation within one module: its kernels and set functions get what they reach
 // in M as sycl_used_aspects (DPC++'s aspect propagation), before M is grouped.
 void propagate_aspects(LLVMModuleRef m);

@@ -126,6 +126,10 @@ struct ProgramFacts {
   StringList set_names;
   Aspects *set_reach;
   bool any_image_scope;
+  // Read back from a relink's record (program_facts_restore): no modules or nodes, only
+  // what each external name reaches (EXTERNAL maps it to its index + 1 here).
+  StringList *kept_aspects, *kept_declared;
+  size_t num_kept;
 };
 
 // A and B name the same aspects.

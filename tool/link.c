@@ -499,6 +499,7 @@ typedef struct {
   size_t *first_image;
   SplitEntryKey *split_keys;
   ProgramFacts *program;    // facts: what no unit sees alone; freed after prepare
+  ProgramRecord kept;       // with relinks: the whole-program results of the last link
   Resolution r;             // resolve: the modules, who defines what, what is emitted
   size_t input_modules;     // resolve: the modules linked (before full LTO's split)
   FullModule full;          // fulllink, optimize: full LTO's one module
@@ -802,13 +803,25 @@ static void split_stage(Link *l) {
 // What no unit sees alone: the aspects each kernel reaches through other units' functions
 // and virtual-function sets. Full LTO groups once, after linking, by the same facts.
 static void facts_stage(Link *l) {
+  if (l->relinks && !l->o->full_lto) {
+    program_record_begin(&l->kept, l->cachep, l->relink.key, &l->inputs, l->relink.recordable);
+    l->program = program_record_facts(&l->kept, &l->inputs, &l->split, l->o->allow_dependencies);
+    if (l->program) return;
+  }
   l->program = program_facts(&l->inputs, l->cachep, l->jobs);
+  if (l->kept.active) program_record_computed(&l->kept, l->program);
 }
 
 // Images whose kernels turn out to differ are grouped again, a set outlined by several
 // units becomes one image, a device_image_scope global must stay in one image.
+// Results read back from the last link's (program_restored) come from a link whose regroup
+// changed nothing for the same facts.
 static void regroup_stage(Link *l) {
-  program_regroup(&l->inputs, l->program, &l->split, l->jobs);
+  if (program_restored(l->program)) return;
+  if (program_regroup(&l->inputs, l->program, &l->split, l->jobs))
+    program_record_end(&l->kept); // other modules than the facts stage's: nothing kept
+  else if (l->kept.active)
+    program_record_keep_facts(&l->kept, l->program);
 }
 
 // Who defines what, which definition wins, which images have kernels to emit. The modules
@@ -816,15 +829,29 @@ static void regroup_stage(Link *l) {
 // the files is in the images (host code is not).
 static void resolve_stage(Link *l) {
   read_memory_ceiling_end();
+  size_t released = 0;
+  for (size_t f = 0; f < l->files_read; f++)
+    released += l->inputs.files[f].size;
   release_file_bytes(&l->inputs, l->files_read);
-  release_free_memory();
-  resolve_symbols(&l->r, &l->inputs, l->o->allow_dependencies, l->split.aot, l->cachep, l->jobs);
+  // Handing freed pages back walks every heap (5 ms at 1000 units): not for the few files
+  // of a relink.
+  if (released >= 8 << 20) release_free_memory();
+  bool deps = l->o->allow_dependencies, aot = l->split.aot;
+  if (!l->kept.active || !program_record_resolution(&l->kept, &l->r, &l->inputs, aot, deps)) {
+    char(*interface)[CACHE_KEY_SIZE] =
+        l->kept.active ? xcalloc(l->inputs.count + 1, CACHE_KEY_SIZE) : NULL;
+    resolve_symbols(&l->r, &l->inputs, deps, aot, l->cachep, l->jobs, interface);
+    if (l->kept.active)
+      program_record_keep_resolution(&l->kept, &l->r, &l->inputs, interface, aot, deps);
+    free(interface);
+  }
+  program_record_end(&l->kept);
   l->input_modules = l->r.num_modules;
 }
 
 // Canonical triple, losing weak definitions dropped, a ThinLTO summary on every module.
 static void prepare_stage(Link *l) {
-  prepare_modules(&l->r, l->program, l->cachep, l->jobs);
+  prepare_modules(&l->r, l->program, l->cachep, l->o->full_lto ? NULL : &l->inputs, l->jobs);
   program_facts_free(l->program);
   l->program = NULL;
 }
@@ -860,7 +887,7 @@ static void full_split_stage(Link *l) {
 }
 static void full_resolve_stage(Link *l) {
   resolve_symbols(&l->r, &l->images, l->o->allow_dependencies, l->split.aot, l->cachep,
-                  l->jobs);
+                  l->jobs, NULL);
   l->sources = (CompletionSources){.bitcode = l->optimized, .num_modules = l->r.num_modules};
   index_definitions(&l->sources, &l->r, l->cachep, l->jobs, NULL); // the thin link does it
 }
@@ -954,6 +981,7 @@ static int link_end(Link *l) {
     if (rc) warning(l->time_trace, "cannot write the time trace: %s", strerror(-rc));
   }
   free(l->time_trace);
+  program_record_end(&l->kept);
   if (l->relinks) relink_free(&l->relink);
   free(l->replayed);
   free(l->first_image);

@@ -149,6 +149,56 @@ bool relink_file_recorded(const Relink *rl, size_t i);
 void relink_free(Relink *rl);
 
 //
+// tool/relink_program.c — a relink's whole-program results, kept for the next link (issue 32)
+//
+
+// Each module (image after the split) is known by its content key, taken from its split
+// record (a lookup; tool/relink_program.c). The link keeps, under its relink key, each
+// content key's facts key and interface key (what the facts stage and resolution read of the
+// module); and under a key of all modules' facts keys the facts' results, under one of all
+// interface keys the resolution. A relink whose edit leaves every module's facts (interfaces)
+// as they were reads the results back; any other computes them and keeps them.
+typedef struct {
+  bool active; // a relink of ThinLTO: the stages below consult it
+  bool lists;  // this link's list of modules is written
+  const Cache *cache;
+  char link_key[CACHE_KEY_SIZE];
+  size_t count;                      // modules, as the facts stage sees them
+  char (*content)[CACHE_KEY_SIZE];   // per module: its content key
+  char (*facts)[CACHE_KEY_SIZE];     // per module: its facts key, or "" while not known
+  char (*interface)[CACHE_KEY_SIZE]; // per module: its interface key, or "" while not known
+  size_t listed;                     // modules the last link's list gave
+  char facts_key[CACHE_KEY_SIZE];    // the results' key, once every module's is known
+  const InputSet *inputs;            // program_record_facts's arguments, for keep_facts
+  const SplitOptions *split;
+  bool allow_dependencies;
+} ProgramRecord;
+
+// Before the facts stage: each module's keys, from the last list of LINK_KEY where its
+// content is there, else from its split's records. LISTS: this link's list is written (as
+// the relink record, not for an output that was not there before: Relink.recordable).
+void program_record_begin(ProgramRecord *pr, const Cache *cache, const char *link_key,
+                          const InputSet *inputs, bool lists);
+// The facts' results kept for these modules' facts and SPLIT's options (program_restored's
+// ProgramFacts: regroup has nothing to do with them), or NULL.
+ProgramFacts *program_record_facts(ProgramRecord *pr, const InputSet *inputs,
+                                   const SplitOptions *split, bool allow_dependencies);
+// After program_facts: the facts keys not known, from P; after a regroup that changed nothing,
+// P's results kept (when program_keeps).
+void program_record_computed(ProgramRecord *pr, const ProgramFacts *p);
+void program_record_keep_facts(ProgramRecord *pr, const ProgramFacts *p);
+// The resolution kept for these modules' interfaces and options into R, or false.
+bool program_record_resolution(ProgramRecord *pr, Resolution *r, InputSet *inputs, bool aot,
+                               bool allow_dependencies);
+// After resolve_symbols (with INTERFACE, its interface keys): R kept; then the list of this
+// link's modules' keys written when it differs from the last one. Either way R's kept_key is
+// set: the definitions index keeps its providers under it (hooks/complete.c).
+void program_record_keep_resolution(ProgramRecord *pr, Resolution *r, InputSet *inputs,
+                                    char (*interface)[CACHE_KEY_SIZE], bool aot,
+                                    bool allow_dependencies);
+void program_record_end(ProgramRecord *pr);
+
+//
 // The commands, in the order `sycl-thinlto --help` lists them
 //
 
