@@ -258,6 +258,10 @@ void buffer_append(Buffer *b, const void *data, size_t n);
 // fatal() on a malformed value. Called by main before any command.
 void input_size_limit_init(void);
 uint64_t input_size_limit(void);
+// Grows the process's descriptor table to hold descriptors 0..1023 (fewer under a lower
+// RLIMIT_NOFILE) while the process has one thread. Called by main before anything starts a
+// thread: see base/files.c for why.
+void descriptor_table_init(void);
 // 0, or a negative errno: -EISDIR for a directory, -ENODEV for a device (/dev/zero never
 // ends), -EFBIG for a file over the input size limit (refused before it is read). A FIFO is
 // read to its end; one nobody writes to reads as empty, it does not hang.

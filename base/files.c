@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +40,27 @@ void input_size_limit_init(void) {
 
 uint64_t input_size_limit(void) {
   return max_input_size;
+}
+
+// Linux grows a process's descriptor table when a descriptor past its size is opened (64,
+// then 128, 256, 512, ...), and once the table is shared by threads each growth waits for an
+// RCU grace period (expand_fdtable's synchronize_rcu), while every other thread that opens
+// or creates a descriptor waits for the growth. A link's workers open the cache's 256 entry
+// folders (their descriptors are kept) and entries besides: three growths, each stopping the
+// whole process for 8-25 ms on the 16-core device (bench/RESULTS.md, relink7). Grown here,
+// before any thread, the table is grown without a wait, and it never shrinks. A descriptor
+// duplicated to the table's last slot and closed again leaves no descriptor open.
+void descriptor_table_init(void) {
+  long want = 1024;
+  struct rlimit rl;
+  if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && (long)rl.rlim_cur < want)
+    want = (long)rl.rlim_cur;
+  if (want <= 64) return; // the table's first size
+  int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return; // nothing lost but the wait
+  int last = fcntl(fd, F_DUPFD_CLOEXEC, (int)(want - 1));
+  if (last >= 0) close(last);
+  close(fd);
 }
 
 int read_file(const char *path, Buffer *out) {

@@ -48,6 +48,7 @@ static const char *base_name(const char *path) {
 
 static int run(int argc, char **argv) {
   open_standard_descriptors();
+  descriptor_table_init(); // while there is one thread: a growth later stops every thread
   // A file size limit (ulimit -f) makes a write fail with EFBIG, reported with the file's
   // name and cleaned up like any failed write, instead of killing us by SIGXFSZ. Children
   // started by run_tool get the default back.

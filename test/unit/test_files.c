@@ -1,17 +1,53 @@
 // Specification of util.c's file buffers: read_file and map_file give the same bytes, a
 // mapping survives its file's name and buffer_drop_pages, and what cannot be mapped (an
-// empty file, a directory, a missing path) is a negative errno with nothing allocated.
+// empty file, a directory, a missing path) is a negative errno with nothing allocated. And
+// descriptor_table_init: the process's descriptor table grown, no descriptor left open.
 #include "base/base.h"
 
 #include "check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+// The size of this process's descriptor table ("FDSize:" of /proc/self/status), or -1.
+static long descriptor_table_size(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long size = -1;
+  while (size < 0 && fgets(line, sizeof line, f))
+    if (!strncmp(line, "FDSize:", 7)) size = strtol(line + 7, NULL, 10);
+  fclose(f);
+  return size;
+}
+
+// descriptor_table_init grows the table (while this test has one thread) and leaves no
+// descriptor open: the next one opened is the lowest free one, as before.
+static void check_descriptor_table(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) || (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1024) ||
+      descriptor_table_size() < 0) {
+    printf("skip: descriptor table (RLIMIT_NOFILE under 1024, or no /proc)\n");
+    return;
+  }
+  int before = open("/", O_RDONLY | O_CLOEXEC);
+  close(before);
+  descriptor_table_init();
+  check(descriptor_table_size() >= 1024, "descriptor_table_init grows the table to 1024");
+  int after = open("/", O_RDONLY | O_CLOEXEC);
+  close(after);
+  check(after == before, "and leaves no descriptor open");
+  descriptor_table_init();
+  check(descriptor_table_size() >= 1024, "a second call changes nothing");
+}
+
 int main(void) {
+  check_descriptor_table();
   char dir[] = "/tmp/test-files-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   char *path = format("%s/module.bc", dir), *empty = format("%s/empty", dir);
