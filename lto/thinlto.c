@@ -32,19 +32,19 @@ static void set_debug_options(const ThinLinkOptions *opts) {
   free(limit);
 }
 
-// libLTO's cache is never a folder others write to. Each link gives libLTO a folder of its
-// own (made in the cache, so that links to the cache's files can be made there), into which
-// it hard-links the cache's "thinlto" entries first (the folder the last link left with its
-// links, when there is one and no other link has taken it: only the entries made or replaced
-// since are linked, and the links to entries gone are removed); libLTO reads from there what it can
-// reuse (a hit: its result is the entry's file itself, hard-linked as the module's output)
-// and writes there what it computes (a miss: a new file). So a result whose inode is one of
-// those links is a cache entry, used only if its trailer's hash matches its content
-// (cache_take_payload: on every use, whatever its time); any other result libLTO computed in
-// this process, and it is moved into the cache as an entry under libLTO's key once the
-// definitions index has read it (cache_adopt): the entry's payload is the bitcode, then the
-// module's list of definitions and the bitcode's size (ThinLTO entry below), so that a
-// relink reads neither the list nor the module again, and a cold link writes one file.
+// libLTO's cache is never a folder others write to. Each link gives libLTO a folder of its own
+// (made in the cache, so that links to the cache's files can be made there), into which it
+// hard-links the cache's "thinlto" entries first (the folder the last link left with its links,
+// when there is one and no other link has taken it: only the entries made or replaced since are
+// linked, and the links to entries gone are removed); libLTO reads from there what it can reuse
+// (a hit: its result is the entry's file itself, hard-linked as the module's output) and writes
+// there what it computes (a miss: a new file). So a result whose inode is one of those links is a
+// cache entry, used only if its trailer's hash matches its content (cache_take_payload: on every
+// use, whatever its time); any other result libLTO computed in this process, and it is moved into
+// the cache as an entry under libLTO's key once the definitions index has read it (cache_adopt):
+// the entry's payload is the bitcode, then the module's list of definitions and the bitcode's
+// size (ThinLTO entry below), so that a relink reads neither the list nor the module again, and a
+// cold link writes one file.
 typedef struct {
   const Cache *cache; // NULL: libLTO had no cache folder
   Buffer *optimized;
