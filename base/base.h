@@ -213,6 +213,11 @@ void uninstall_signal_cleanup(void);
 bool ending_by_signal(void);
 // Exits wait here while a signal is handled, so the process ends by the signal.
 void wait_while_ending(void);
+// Around the making of a path a failure removes, from its reservation to its record (base/
+// owned.c): false (nothing may be made) once an ending signal is being handled; else the
+// handler waits for making_end before its last removals.
+bool making_begin(void);
+void making_end(void);
 // base/cleanup.c: a crash (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE) cleans up as an
 // ending signal does, then exits: 1 with "ORIGIN: malformed KIND: LLVM's KIND reader crashed
 // on it (SIGSEGV)" if the crashing thread was reading an input through LLVM (between these

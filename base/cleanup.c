@@ -108,6 +108,36 @@ static struct sigaction saved[NUM_ENDING];
 static bool installed[NUM_ENDING];
 static atomic_bool ending;
 
+// Makings of paths a failure removes (a temporary, a folder), from before the reservation of
+// the name to after its record: an ending signal's handler waits for those under way before
+// its last removals, so that no thread makes one after them (a worker's cache temporary made
+// between the handler's last walk and the end of the process stayed: link/signals.test).
+// Dekker's order: a making counts itself, then looks at ENDING; the handler sets ENDING, then
+// looks at the count. The handler's own thread may be inside a making: MAKINGS_HERE.
+static atomic_int makings;
+static _Thread_local int makings_here;
+
+bool making_begin(void) {
+  makings_here++;
+  atomic_fetch_add(&makings, 1);
+  if (!atomic_load(&ending)) return true;
+  atomic_fetch_sub(&makings, 1);
+  makings_here--;
+  return false;
+}
+
+void making_end(void) {
+  atomic_fetch_sub(&makings, 1);
+  makings_here--;
+}
+
+// Async-signal-safe. Bounded (0.2 s): a thread stopped for good (a debugger) does not hold the
+// process.
+static void wait_for_makings(void) {
+  for (int i = 0; i < 2000 && atomic_load(&makings) > makings_here; i++)
+    nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
+}
+
 // A crash. Each is handled on the thread that caused it (on the alternate stack: a stack
 // overflow has none left), and blocked in every handler: a crash in a handler ends the process
 // by the signal's default action.
@@ -195,6 +225,7 @@ static void on_ending_signal(int sig) {
   signal_children_now(sig);
   remove_registered_failure_paths(true);
   wait_children_now();
+  wait_for_makings();
   remove_registered_failure_paths(true); // what threads wrote meanwhile
   struct sigaction default_action = {.sa_handler = SIG_DFL};
   sigaction(sig, &default_action, NULL);
@@ -245,6 +276,7 @@ static void on_fatal_signal(int sig) {
   signal_children_now(SIGTERM);
   remove_registered_failure_paths(true);
   wait_children_now();
+  wait_for_makings();
   remove_registered_failure_paths(true); // what threads wrote meanwhile
   _exit(origin ? 1 : EXIT_INTERNAL_ERROR);
 }

@@ -293,6 +293,10 @@ static int create_temporary(const char *path, const char *suffix, char **name) {
   for (int attempt = 0; attempt < 100; attempt++) {
     char *random = temporary_name(path), *tmp = owned_format("%s%s", random, suffix);
     free(random);
+    if (!making_begin()) {
+      free(tmp);
+      return -EINTR;
+    }
     Owned *reserved = reserve(tmp, false);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     int e = fd < 0 ? -errno : 0;
@@ -311,6 +315,7 @@ static int create_temporary(const char *path, const char *suffix, char **name) {
       unlink(tmp);
       fd = -1, e = -EINTR;
     }
+    making_end();
     if (fd >= 0) {
       // Held while it is written: base/temporaries.c removes a temporary only if its lock is
       // free, so no link in another PID namespace takes a live one for a dead process's.
@@ -397,21 +402,20 @@ int own_open_null(int flags) {
 // mkdir, and its record (removed on a failure if ON_FAILURE, reserved so from before it is
 // made).
 static int make_dir(const char *path, int mode, bool on_failure) {
+  if (on_failure && !making_begin()) return -EINTR;
   Owned *reserved = on_failure ? reserve(path, true) : NULL;
-  if (mkdir(path, mode) < 0) {
-    int e = -errno;
-    return reserved ? unreserve(reserved, e) : e;
-  }
+  int rc = mkdir(path, mode) < 0 ? -errno : 0;
   struct stat st;
   // Made a moment ago; lstat, so that a folder swapped in since is not recorded as ours.
-  if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-    return reserved ? unreserve(reserved, -EEXIST) : -EEXIST;
-  record(path, OWN_DIR, &st, on_failure);
-  if (on_failure && ending_by_signal()) { // as create_temporary
+  if (!rc && (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))) rc = -EEXIST;
+  if (rc && reserved) unreserve(reserved, rc);
+  if (!rc) record(path, OWN_DIR, &st, on_failure);
+  if (!rc && on_failure && ending_by_signal()) { // as create_temporary
     rmdir(path);
-    return -EINTR;
+    rc = -EINTR;
   }
-  return 0;
+  if (on_failure) making_end();
+  return rc;
 }
 
 int own_mkdir(const char *path, int mode) {
@@ -839,6 +843,11 @@ int own_create_temporary_guarded_at(int dir, const char *dir_path, const char *n
   for (int attempt = 0; attempt < 100; attempt++) {
     char *try = temporary_name(name);
     char *path = owned_format("%s/%s", dir_path, try);
+    if (!making_begin()) {
+      free(try);
+      free(path);
+      return -EINTR;
+    }
     // Reserved before the file is made: a signal between the two would otherwise leave it.
     Owned *node = record_as(path, OWN_NAME, NULL, true, false);
     int fd = own_create_at(dir, try, 0666);
@@ -849,6 +858,7 @@ int own_create_temporary_guarded_at(int dir, const char *dir_path, const char *n
       unlinkat(dir, try, 0);
       fd = -EINTR;
     }
+    making_end();
     if (fd >= 0) {
       *tmp = try;
       *tmp_path = path;

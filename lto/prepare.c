@@ -124,9 +124,11 @@ static void prepare_one(void *arg, size_t i) {
       !loses_definitions(m) &&
       (m->dummy || !m->virtual_functions.count)) {
     m->passed_on = true;
-    if (job->owner[i]) { // its bytes are a buffer of their own: it moves, uncopied
-      m->prepared = job->files[job->owner[i] - 1];
-      job->files[job->owner[i] - 1] = (Buffer){0};
+    if (job->owner[i]) { // the buffer holding its bytes, its alone: taken, not copied
+      Buffer *b = &job->files[job->owner[i] - 1];
+      memmove(b->data, m->input->data, m->input->size);
+      m->prepared = (Buffer){b->data, m->input->size, false};
+      *b = (Buffer){0};
     } else {
       m->prepared.size = m->input->size;
       m->prepared.data = xmalloc(m->input->size);
@@ -183,26 +185,53 @@ static void prepare_one(void *arg, size_t i) {
   context_dispose(ctx);
 }
 
-// The input buffer each module's bytes are, whole (a split's output: the bitcode has a buffer
-// of its own among the input set's), malloc'd: a module passed on takes it (the input set
-// frees what is left of it before the thin link, release_input_bytes).
+// The input buffers by where they begin.
+typedef struct {
+  const uint8_t *data;
+  size_t size, file;
+} Held;
+
+static int held_order(const void *a, const void *b) {
+  const Held *x = a, *y = b;
+  return x->data < y->data ? -1 : x->data > y->data;
+}
+
+// The input buffer holding each module's bytes (+ 1; 0: none), where no other module's bytes
+// are in it and it is malloc'd: a split's entry of one image (the image's bytes point into it,
+// split/stage.c), or a bitcode buffer of its own. A module passed on takes that buffer, its
+// bytes moved to the front (pages already there, not new ones as a copy's); the input set frees
+// the rest of its buffers before the thin link (release_input_bytes), and nothing reads the
+// inputs' bytes after this stage.
 static size_t *buffer_owners(const Resolution *r, const InputSet *inputs) {
   size_t *owner = xcalloc(r->num_modules + 1, sizeof(size_t));
   if (!inputs) return owner;
-  StrMap at = {0};
-  char name[32];
-  for (size_t f = 0; f < inputs->num_files; f++) {
-    if (inputs->files[f].mapped || !inputs->files[f].data) continue;
-    snprintf(name, sizeof name, "%p", (void *)inputs->files[f].data);
-    strmap_put(&at, name, (void *)(uintptr_t)(f + 1));
-  }
+  Held *held = xcalloc(inputs->num_files + 1, sizeof(Held));
+  size_t count = 0;
+  for (size_t f = 0; f < inputs->num_files; f++)
+    if (!inputs->files[f].mapped && inputs->files[f].data && inputs->files[f].size)
+      held[count++] = (Held){inputs->files[f].data, inputs->files[f].size, f};
+  qsort(held, count, sizeof(Held), held_order);
+  size_t *users = xcalloc(inputs->num_files + 1, sizeof(size_t));
   for (size_t i = 0; i < r->num_modules; i++) {
     const InputImage *in = r->modules[i].input;
-    snprintf(name, sizeof name, "%p", (const void *)in->data);
-    uintptr_t f = in->data ? (uintptr_t)strmap_get(&at, name) : 0;
-    if (f && inputs->files[f - 1].size == in->size) owner[i] = f;
+    size_t lo = 0, hi = count; // the first buffer beginning after the module's bytes
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (held[mid].data <= in->data)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (!in->data || !lo) continue;
+    const Held *h = &held[lo - 1];
+    if (in->data + in->size > h->data + h->size) continue;
+    owner[i] = h->file + 1;
+    users[h->file]++;
   }
-  strmap_free(&at);
+  for (size_t i = 0; i < r->num_modules; i++)
+    if (owner[i] && users[owner[i] - 1] != 1) owner[i] = 0;
+  free(users);
+  free(held);
   return owner;
 }
 
