@@ -234,6 +234,20 @@ void read_input_bytes(InputSet *set, const char *origin, const uint8_t *data, si
 // Frees the first NUM_FILES files read, once the images are found (and split): every image
 // keeps its own bytes and keys, the rest (host code, what a split replaced) goes.
 void release_file_bytes(InputSet *set, size_t num_files);
+// The first NUM_FILES files of SET by where their bytes begin (IN_MEMORY: only those read into
+// memory, not mapped), to find which holds an image's bytes by a search, not a walk of every
+// file (a relink's images are in few of them).
+typedef struct {
+  const uint8_t *data;
+  size_t size, file;
+} FileSpan;
+typedef struct {
+  FileSpan *spans; // free() it
+  size_t count;
+} FileSpans;
+FileSpans file_spans(const InputSet *set, size_t num_files, bool in_memory);
+// The file whose bytes hold the SIZE bytes at DATA, or SIZE_MAX.
+size_t file_holding(const FileSpans *spans, const uint8_t *data, size_t size);
 // Frees the bytes of every file and image once the modules are prepared (origins and keys
 // stay): the thin link works on the prepared copies.
 void release_input_bytes(InputSet *set);

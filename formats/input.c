@@ -689,47 +689,46 @@ void input_set_free(InputSet *set) {
   *set = (InputSet){0};
 }
 
-// The files' bytes by where they begin, for file_holding.
-typedef struct {
-  const uint8_t *data;
-  size_t size, file;
-} Span;
-
 static int span_order(const void *a, const void *b) {
-  const Span *x = a, *y = b;
+  const FileSpan *x = a, *y = b;
   return x->data < y->data ? -1 : x->data > y->data;
 }
 
-// The file among SPANS (COUNT of them, in order) whose bytes hold DATA, or N: a search, not a
-// walk of every file (a relink's split images are in none of them, and it reads few files).
-static size_t file_holding(const Span *spans, size_t count, size_t n, const uint8_t *data) {
-  size_t lo = 0, hi = count; // the first span beginning after DATA
+FileSpans file_spans(const InputSet *set, size_t num_files, bool in_memory) {
+  FileSpans s = {xcalloc(num_files + 1, sizeof(FileSpan)), 0};
+  for (size_t f = 0; f < num_files; f++) {
+    const Buffer *b = &set->files[f];
+    if (b->data && b->size && !(in_memory && b->mapped))
+      s.spans[s.count++] = (FileSpan){b->data, b->size, f};
+  }
+  qsort(s.spans, s.count, sizeof(FileSpan), span_order);
+  return s;
+}
+
+size_t file_holding(const FileSpans *s, const uint8_t *data, size_t size) {
+  size_t lo = 0, hi = s->count; // the first span beginning after DATA
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (spans[mid].data <= data)
+    if (s->spans[mid].data <= data)
       lo = mid + 1;
     else
       hi = mid;
   }
-  if (!lo || !data) return n;
-  const Span *s = &spans[lo - 1];
-  return data < s->data + s->size ? s->file : n;
+  if (!lo || !data) return SIZE_MAX;
+  const FileSpan *span = &s->spans[lo - 1];
+  return data + size <= span->data + span->size ? span->file : SIZE_MAX;
 }
 
 void release_file_bytes(InputSet *set, size_t num_files) {
-  size_t kept = set->num_files - num_files, count = 0;
+  size_t kept = set->num_files - num_files;
   Buffer *files = xcalloc(kept + set->count + 1, sizeof(Buffer));
   memcpy(files, set->files + num_files, kept * sizeof(Buffer));
-  Span *spans = xcalloc(num_files + 1, sizeof(Span));
-  for (size_t f = 0; f < num_files; f++)
-    if (set->files[f].data && set->files[f].size)
-      spans[count++] = (Span){set->files[f].data, set->files[f].size, f};
-  qsort(spans, count, sizeof(Span), span_order);
+  FileSpans spans = file_spans(set, num_files, false);
   for (size_t i = 0; i < set->count; i++) {
     InputImage *in = &set->items[i];
     copy_keys(in);
-    size_t f = file_holding(spans, count, num_files, in->data);
-    if (f == num_files) continue; // bytes of its own already (a split's output)
+    size_t f = file_holding(&spans, in->data, in->size);
+    if (f == SIZE_MAX) continue; // bytes of its own already (a split's output)
     Buffer *file = &set->files[f];
     if (in->data == file->data && in->size == file->size) {
       files[kept++] = *file; // a whole-file image (bare bitcode) keeps the file's buffer
@@ -741,7 +740,7 @@ void release_file_bytes(InputSet *set, size_t num_files) {
     in->data = copy.data;
     files[kept++] = copy;
   }
-  free(spans);
+  free(spans.spans);
   for (size_t f = 0; f < num_files; f++)
     free(set->files[f].data);
   free(set->files);

@@ -185,17 +185,6 @@ static void prepare_one(void *arg, size_t i) {
   context_dispose(ctx);
 }
 
-// The input buffers by where they begin.
-typedef struct {
-  const uint8_t *data;
-  size_t size, file;
-} Held;
-
-static int held_order(const void *a, const void *b) {
-  const Held *x = a, *y = b;
-  return x->data < y->data ? -1 : x->data > y->data;
-}
-
 // The input buffer holding each module's bytes (+ 1; 0: none), where no other module's bytes
 // are in it and it is malloc'd: a split's entry of one image (the image's bytes point into it,
 // split/stage.c), or a bitcode buffer of its own. A module passed on takes that buffer, its
@@ -205,33 +194,19 @@ static int held_order(const void *a, const void *b) {
 static size_t *buffer_owners(const Resolution *r, const InputSet *inputs) {
   size_t *owner = xcalloc(r->num_modules + 1, sizeof(size_t));
   if (!inputs) return owner;
-  Held *held = xcalloc(inputs->num_files + 1, sizeof(Held));
-  size_t count = 0;
-  for (size_t f = 0; f < inputs->num_files; f++)
-    if (!inputs->files[f].mapped && inputs->files[f].data && inputs->files[f].size)
-      held[count++] = (Held){inputs->files[f].data, inputs->files[f].size, f};
-  qsort(held, count, sizeof(Held), held_order);
+  FileSpans held = file_spans(inputs, inputs->num_files, true);
   size_t *users = xcalloc(inputs->num_files + 1, sizeof(size_t));
   for (size_t i = 0; i < r->num_modules; i++) {
     const InputImage *in = r->modules[i].input;
-    size_t lo = 0, hi = count; // the first buffer beginning after the module's bytes
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (held[mid].data <= in->data)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (!in->data || !lo) continue;
-    const Held *h = &held[lo - 1];
-    if (in->data + in->size > h->data + h->size) continue;
-    owner[i] = h->file + 1;
-    users[h->file]++;
+    size_t f = file_holding(&held, in->data, in->size);
+    if (f == SIZE_MAX) continue;
+    owner[i] = f + 1;
+    users[f]++;
   }
   for (size_t i = 0; i < r->num_modules; i++)
     if (owner[i] && users[owner[i] - 1] != 1) owner[i] = 0;
   free(users);
-  free(held);
+  free(held.spans);
   return owner;
 }
 
