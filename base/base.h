@@ -20,6 +20,15 @@
 extern const char *tool_name;
 #define SPIRV_TRIPLE "spirv64-unknown-unknown"
 
+// Whether the process's memory is checked for leaks before it exits (the ASan build's
+// LeakSanitizer, tool/main.c). Elsewhere what a command holds until its end is left to the
+// exit, which gives it all back at once, instead of freed piece by piece.
+#if defined(__SANITIZE_ADDRESS__)
+#define LEAKS_CHECKED 1
+#else
+#define LEAKS_CHECKED 0
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
