@@ -58,6 +58,11 @@ int offload_binary_parse(const uint8_t *data, size_t size, OffloadEntry **entrie
                          char **errmsg);
 // Appends one v1 blob for E to OUT; strings are written in the order given.
 void offload_binary_append(Buffer *out, const OffloadEntry *e);
+// The same blob without its image: appends to OUT the bytes before E's image (header, entry,
+// strings, at the image's aligned offset) and returns how many zero bytes follow the image to
+// end the blob. E->image is not read; E->image_size is. For a writer that writes the image
+// from where it is.
+size_t offload_binary_append_head(Buffer *out, const OffloadEntry *e);
 const char *offload_entry_get(const OffloadEntry *e, const char *key);
 // The texts and the array.
 void offload_strings_free(OffloadString *strings, size_t count);
