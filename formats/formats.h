@@ -331,7 +331,7 @@ void linked_images_free(LinkedImage *images, size_t count);
 typedef struct {
   Buffer *spirv;
   const StringList *symbols;        // kernel names
-  const PropertySets *properties;   // written as JSON under the "properties" key
+  char *const *properties;          // the "properties" key's JSON
   // A native image (ahead-of-time, issue 33): its kind (IMG_OBJECT), triple and arch; zero
   // and NULL for a SPIR-V image, which takes IMG_SPIRV, SPIRV_TRIPLE and the writer's arch.
   uint16_t kind;

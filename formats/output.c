@@ -56,12 +56,11 @@ static void write_blob(AtomicFile *f, const Blob *b) {
 static Blob make_blob(const OutputWriter *w, size_t i) {
   OutputImage *image = &w->images[i];
   char *symbols = strlist_join(image->symbols, "\n");
-  char *properties = propsets_to_json(image->properties); // issue 4
   OffloadString strings[] = {
       {"triple", image->triple ? image->triple : SPIRV_TRIPLE},
       {"arch", image->arch ? image->arch : w->arch ? w->arch : ""},
       {"symbols", symbols},
-      {"properties", properties},
+      {"properties", *image->properties}, // issue 4
   };
   OffloadEntry e = {
       .image_kind = image->kind ? image->kind : IMG_SPIRV,
@@ -74,7 +73,6 @@ static Blob make_blob(const OutputWriter *w, size_t i) {
   blob.padding = offload_binary_append_head(&blob.head, &e);
   if (blob.padding > sizeof zeros) die("a blob padded with %zu bytes", blob.padding);
   free(symbols);
-  free(properties);
   *image->spirv = (Buffer){0};
   return blob;
 }
