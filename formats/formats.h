@@ -354,9 +354,11 @@ typedef struct OutputWriter {
 // IMAGES (COUNT of them) must live until output_commit.
 void output_open(OutputWriter *w, const char *path, const char *arch, OutputImage *images,
                  size_t count, int jobs);
-// Image IMAGE is done: written by the writer's thread (a regular file), which takes over
-// its SPIR-V; its other parts are read there until output_commit. The caller's thread only.
-void output_ready(OutputWriter *w, size_t image);
+// Images IMAGES (N of them) are done: written by the writer's thread (a regular file), which
+// takes over their SPIR-V; their other parts are read there until output_commit. Many at
+// once (a relink's unchanged images) are one hand-over, their blobs made on -j threads. The
+// caller's thread only.
+void output_ready(OutputWriter *w, const size_t *images, size_t n);
 void output_commit(OutputWriter *w);
 
 #ifdef __cplusplus

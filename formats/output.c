@@ -239,13 +239,15 @@ void output_open(OutputWriter *w, const char *path, const char *arch, OutputImag
   w->streaming = w->file.tmp != NULL;
 }
 
-void output_ready(OutputWriter *w, size_t i) {
-  w->ready[i] = true;
-  if (!w->streaming) return;
+void output_ready(OutputWriter *w, const size_t *images, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    w->ready[images[k]] = true;
+  if (!w->streaming || !n) return;
   if (!w->thread) start_writer(w);
   struct OutputThread *t = w->thread;
   uv_mutex_lock(&t->lock);
-  t->handed[t->num_handed++] = i;
+  memcpy(t->handed + t->num_handed, images, n * sizeof *images);
+  t->num_handed += n;
   uv_cond_signal(&t->wake);
   uv_mutex_unlock(&t->lock);
 }

@@ -442,7 +442,22 @@ static void start_images(HookRun *run) {
 static void hand_over(const HookRun *run, const HookJob *job) {
   const HookOptions *opts = run->opts;
   if (!job->error && !job->failed && opts->image_done)
-    opts->image_done(opts->image_done_arg, job->image);
+    opts->image_done(opts->image_done_arg, &job->image, 1);
+}
+
+// Step 6 of the cache's hits (J, N of them), once the images to make have begun: one
+// hand-over, whose blobs the output makes on -j threads while those images are made. One
+// at a time, 997 hits of a relink of 1000 units held the loop thread (and the output's lock)
+// for milliseconds before the first image to make could begin.
+static void hand_over_hits(const HookRun *run, const size_t *j, size_t n) {
+  const HookOptions *opts = run->opts;
+  size_t *images = xcalloc(n ? n : 1, sizeof *images), good = 0;
+  for (size_t k = 0; k < n; k++) {
+    const HookJob *job = &run->jobs[j[k]];
+    if (!job->error && !job->failed) images[good++] = job->image;
+  }
+  if (good && opts->image_done) opts->image_done(opts->image_done_arg, images, good);
+  free(images);
 }
 
 // Step 6, loop thread: the image's way is over; a good image may go out now, and the next
@@ -582,11 +597,12 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
     trace_span("cache lookups", NULL, start, now_seconds(), 0);
   }
   run.order = xcalloc(emitted ? emitted : 1, sizeof(size_t));
+  size_t *found = xcalloc(emitted ? emitted : 1, sizeof(size_t)), num_found = 0;
   for (size_t j = 0; j < emitted; j++) {
     if (!jobs[j].cache_hit)
       run.order[run.count++] = j;
     else
-      hand_over(&run, &jobs[j]); // step 6 at once
+      found[num_found++] = j; // step 6 at once, below
   }
   run.outstanding = run.count;
   if (run.count && opts->distributor)
@@ -601,6 +617,8 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   // baseline, and -j16 does not put 16 threads and 16 workers on 16 cores.
   run.window = (size_t)(opts->jobs < 1 ? 1 : opts->jobs);
   start_images(&run);
+  hand_over_hits(&run, found, num_found);
+  free(found);
   uv_run(&run.loop, UV_RUN_DEFAULT);
   if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");
   bool distribution_failed = run.distribution && run_jobs(&run, emitted);

@@ -88,9 +88,9 @@ typedef struct {
   const char *jobs_dir;        // where the job list, inputs and outputs go (made by the hooks)
   const char *output;          // the link's -o, the job list's linker_output
   bool keep_jobs;              // --save-temps: the jobs' files stay
-  // Called on the loop thread as each image is done, its result final (the driver writes it
-  // out), or NULL.
-  void (*image_done)(void *arg, size_t image);
+  // Called on the loop thread as images are done, their results final (the driver writes
+  // them out): IMAGES, N of them (a relink's cache hits all at once), or NULL.
+  void (*image_done)(void *arg, const size_t *images, size_t n);
   void *image_done_arg;
 } HookOptions;
 

@@ -415,10 +415,11 @@ static void llvm_fatal_error(const char *reason) {
   fatal(NULL, "LLVM ERROR: %s", reason);
 }
 
-// The hooks' step 6: a finished image goes to the output as soon as its turn comes.
-static void image_done(void *output, size_t image) {
-  if (output) output_ready(output, image);
-  progress_image_done();
+// The hooks' step 6: finished images go to the output as soon as their turn comes.
+static void image_done(void *output, const size_t *images, size_t n) {
+  if (output) output_ready(output, images, n);
+  for (size_t k = 0; k < n; k++)
+    progress_image_done();
 }
 
 // An option's name: without its dashes and its "=value".
