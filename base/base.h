@@ -574,6 +574,9 @@ void cache_close(Cache *c);
 // 0 and the value, or -1 for a miss (absent, truncated, corrupt, or written for another kind
 // or key: a damaged entry is a miss).
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
+// The same with the entry's file mapped (value->mapped): its pages are the page cache's, not
+// copied, nor faulted in one by one as fresh memory is. An entry that is empty is a miss.
+int cache_map(const Cache *c, const char *kind, const char *key, Buffer *value);
 // The reader of an entry's bytes: the payload's offset (and *payload_size), or -1 when they
 // are not a whole, intact entry of KIND and KEY.
 int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,

@@ -453,8 +453,18 @@ static int read_entry(int fd, size_t size, Buffer *out) {
   return 0;
 }
 
+// Maps the regular file FD of SIZE bytes (as fstat said): 0, or -1. An entry is replaced by
+// a rename, never written in place: the mapping keeps the bytes it was made with.
+static int map_entry(int fd, size_t size, Buffer *out) {
+  void *data = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  if (data == MAP_FAILED) return -1;
+  *out = (Buffer){data, size, true};
+  return 0;
+}
+
 // Thread-safe: every call works on its own file; the rename makes writes atomic.
-int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) {
+static int get_entry(const Cache *c, const char *kind, const char *key, bool mapped,
+                     Buffer *value) {
   int dir = shard_dir(c, key, false);
   if (dir < 0) return -1;
   char *name = format("%s-%s", kind, key);
@@ -464,7 +474,9 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) 
   if (fd < 0) return -1;
   struct stat st;
   Buffer b;
-  int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read_entry(fd, st.st_size, &b) : -1;
+  int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+               ? (mapped ? map_entry : read_entry)(fd, st.st_size, &b)
+               : -1;
   close(fd);
   if (rc) return -1;
   size_t size;
@@ -473,11 +485,24 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) 
     char *path = entry_path(c, kind, key);
     note("cache: ignoring damaged entry %s", path);
     free(path);
-    free(b.data);
+    buffer_free(&b);
     return -1;
   }
-  *value = (Buffer){b.data, size, false};
+  if (mapped && !size) { // no pages to keep (a mapping is never empty)
+    buffer_free(&b);
+    return -1;
+  }
+  buffer_shrink(&b, size);
+  *value = b;
   return 0;
+}
+
+int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) {
+  return get_entry(c, kind, key, false, value);
+}
+
+int cache_map(const Cache *c, const char *kind, const char *key, Buffer *value) {
+  return get_entry(c, kind, key, true, value);
 }
 
 void buffer_shrink(Buffer *b, size_t size) {

@@ -139,7 +139,7 @@ void image_result_properties(const ImageResult *r, PropertySets *sets) {
 }
 
 void image_result_free(ImageResult *r) {
-  free(r->spirv.data);
+  buffer_free(&r->spirv);
   strlist_free(&r->symbols);
   strlist_free(&r->imports);
   free(r->properties);

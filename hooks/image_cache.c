@@ -18,7 +18,7 @@ void image_cache_key(const char *content_key, const HookOptions *opts, int modul
                      char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "image v12"); // v12: the properties' JSON as the output writes it
+  cache_hash_tool(&h, "image v13"); // v13: the SPIR-V first; the properties as the output's JSON
   char *options = format(
       "tool=%d translator=%s validate=%d deps=%d O%d module O%d ext=%s meta=%d names=%d sc=%d",
       opts->tool, opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
@@ -30,40 +30,42 @@ void image_cache_key(const char *content_key, const HookOptions *opts, int modul
   cache_hash_final(&h, key);
 }
 
+// An entry: the SPIR-V first, where the entry's mapping begins (a hit keeps it there, as the
+// image's, uncopied); then the records: the completion's dependencies (name, provider's
+// content key, in pairs), the symbols, the imports, the properties' JSON; last the SPIR-V's
+// size, which says where the records begin.
 bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources *s,
                         ImageResult *out) {
   Buffer entry;
-  if (cache_get(c, "image", key, &entry)) return false;
-  RecordReader r = {entry.data, entry.data + entry.size, false};
+  if (cache_map(c, "image", key, &entry)) return false;
+  uint64_t spirv_size = 0;
+  bool hit = entry.size >= sizeof spirv_size;
+  if (hit) memcpy(&spirv_size, entry.data + entry.size - sizeof spirv_size, sizeof spirv_size);
+  hit = hit && spirv_size && spirv_size <= entry.size - sizeof spirv_size;
+  RecordReader r = {entry.data + spirv_size, entry.data + entry.size - sizeof spirv_size, !hit};
   StringList deps = {0}, symbols = {0}, imports = {0};
-  bool hit = record_get_strings(&r, &deps) && deps.count % 2 == 0;
+  hit = hit && record_get_strings(&r, &deps) && deps.count % 2 == 0;
   for (size_t i = 0; hit && i < deps.count; i += 2)
     hit = !strcmp(provider_key(s, deps.items[i]), deps.items[i + 1]);
-  size_t spirv_size = 0;
-  const uint8_t *spirv = hit ? record_get(&r, &spirv_size) : NULL;
   char *properties = NULL;
-  if (hit && spirv && record_get_strings(&r, &symbols) && record_get_strings(&r, &imports))
+  if (hit && record_get_strings(&r, &symbols) && record_get_strings(&r, &imports))
     properties = record_get_string(&r);
-  // The properties are the text the output writes (an entry's checksum stands for them): not
+  // The properties are the text the output writes (the entry's checksum stands for them): not
   // parsed here, nor written again.
-  hit = hit && properties && !r.bad;
+  hit = hit && properties && !r.bad && r.p == r.end;
   if (hit) {
-    // Everything else is parsed out already: the SPIR-V moves to the front of the entry's
-    // buffer, which becomes the image's, cut to size (a hit copies nothing).
-    memmove(entry.data, spirv, spirv_size);
-    out->spirv =
-        (Buffer){.data = xrealloc(entry.data, spirv_size ? spirv_size : 1), .size = spirv_size};
-    entry.data = NULL;
+    buffer_shrink(&entry, spirv_size); // the records' pages go, their texts are copied
+    out->spirv = entry;
     out->symbols = symbols;
     out->imports = imports;
     out->properties = properties;
   } else {
+    buffer_free(&entry);
     strlist_free(&symbols);
     strlist_free(&imports);
     free(properties);
   }
   strlist_free(&deps);
-  free(entry.data);
   return hit;
 }
 
@@ -75,11 +77,13 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
     strlist_push(&deps, (char *)provider_key(s, looked_up->items[i]));
   }
   Buffer b = {0};
+  buffer_append(&b, res->spirv.data, res->spirv.size);
   record_put_strings(&b, &deps);
-  record_put(&b, res->spirv.data, res->spirv.size);
   record_put_strings(&b, &res->symbols);
   record_put_strings(&b, &res->imports);
   record_put(&b, res->properties, strlen(res->properties));
+  uint64_t spirv_size = res->spirv.size;
+  buffer_append(&b, &spirv_size, sizeof spirv_size);
   free(deps.items); // the strings belong to LOOKED_UP and S
   cache_store(c, "image", key, &b);
   free(b.data);
