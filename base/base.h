@@ -137,8 +137,12 @@ void own_expect(const char *name);
 int own_adopt(const char *path);
 // rename(FROM, TO): FROM must be a file this run made (or a tool made at an expected name)
 // and still be there; a link at TO is replaced, not followed. TO is then this run's, removed
-// on failure if TO_ON_FAILURE. 0, or a negative errno (-EPERM: FROM is not ours).
+// on failure if TO_ON_FAILURE. 0, or a negative errno (-EPERM: FROM is not ours). A large
+// regular file replaced at TO may still be going when it returns: own_wait_removals.
 int own_rename(const char *from, const char *to, bool to_on_failure);
+// Waits until the files own_rename replaced are gone (before the process ends: a file removed
+// by a thread that the exit kills may stay).
+void own_wait_removals(void);
 // Removes PATH (a file, or an empty folder) if it still is what this run made there. 0 (also
 // when nothing is there), or a negative errno (-EPERM: something else stands there now).
 int own_remove(const char *path);
