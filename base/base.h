@@ -573,9 +573,6 @@ void cache_close(Cache *c);
 // 0 and the value, or -1 for a miss (absent, truncated, corrupt, or written for another kind
 // or key: a damaged entry is a miss).
 int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value);
-// Whether an entry of KIND and KEY is there at all (a regular file: not read, not checked);
-// false says cache_get would miss, true says nothing more.
-bool cache_has(const Cache *c, const char *kind, const char *key);
 // The reader of an entry's bytes: the payload's offset (and *payload_size), or -1 when they
 // are not a whole, intact entry of KIND and KEY.
 int cache_entry_payload(const char *kind, const char *key, const uint8_t *data, size_t size,

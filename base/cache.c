@@ -480,16 +480,6 @@ int cache_get(const Cache *c, const char *kind, const char *key, Buffer *value) 
   return 0;
 }
 
-bool cache_has(const Cache *c, const char *kind, const char *key) {
-  int dir = shard_dir(c, key, false);
-  if (dir < 0) return false;
-  char *name = format("%s-%s", kind, key);
-  struct stat st;
-  bool there = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
-  free(name);
-  return there;
-}
-
 void buffer_shrink(Buffer *b, size_t size) {
   if (b->mapped) {
     // The pages past the kept bytes' last one go now: buffer_free unmaps SIZE bytes.

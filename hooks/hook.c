@@ -22,7 +22,6 @@ typedef struct {
   char *bc_path;              // translator input
   char *error;
   char cache_key[CACHE_KEY_SIZE]; // with --cache-dir
-  bool cache_entry;               // an entry under CACHE_KEY is there (probe_image)
   bool cache_hit;                 // the whole result came from the cache
   StringList looked_up;           // names completion searched: the cache entry's dependencies
   bool sent;                      // --distributor: its job's inputs are written (distribute.c)
@@ -44,12 +43,6 @@ struct HookRun {
   size_t count, started, outstanding;
   size_t under_way, window; // images begun and not finished; at most WINDOW of them
 };
-
-// The images whose cache entries are read and checked (look_up_image).
-typedef struct {
-  const HookRun *run;
-  const size_t *pending;
-} Lookups;
 
 static void save_temp(const HookOptions *opts, size_t index, const char *suffix,
                       const Buffer *data) {
@@ -236,22 +229,14 @@ static void after_check(uv_work_t *req, int status);
 static void image_done(HookJob *job);
 static void job_written(HookJob *job);
 
-// Step 1, a worker thread, before any image is made: the image's key, which comes from the
-// definitions index's hash (a hit never reads the image's bitcode), and whether the cache
-// has an entry under it at all.
-static void probe_image(void *arg, size_t j) {
+// Step 1, a worker thread, before any image is made: an unchanged image whose completion
+// would find the same definitions is not redone. Its key comes from the definitions index's
+// hash, so a hit never reads the image's bitcode.
+static void look_up_image(void *arg, size_t j) {
   HookJob *job = &((HookRun *)arg)->jobs[j];
   const HookRun *run = job->run;
   image_cache_key(run->sources->content_key[job->index], run->opts,
                   run->r->modules[job->index].opt_level, job->cache_key);
-  job->cache_entry = cache_has(run->opts->cache, "image", job->cache_key);
-}
-
-// Step 1 for an image whose entry is there (PENDING[K]), a worker thread: an unchanged image
-// whose completion would find the same definitions is not redone.
-static void look_up_image(void *arg, size_t k) {
-  const HookRun *run = ((const Lookups *)arg)->run;
-  HookJob *job = &run->jobs[((const Lookups *)arg)->pending[k]];
   if (!image_cache_lookup(run->opts->cache, job->cache_key, run->sources, job->result)) return;
   job->cache_hit = true;
   job->result->from_cache = true;
@@ -452,21 +437,6 @@ static void start_images(HookRun *run) {
                   complete_and_finalize, after_finalize);
 }
 
-// Before the loop runs (no image has finished yet): the images in RUN->order not begun yet
-// begin, up to the window; the SPIR-V workers or the distribution are opened with the first.
-static void begin_images(HookRun *run, size_t emitted) {
-  const HookOptions *opts = run->opts;
-  run->outstanding = run->count;
-  if (run->count && opts->distributor && !run->distribution)
-    run->distribution = distribution_open(opts, opts->output, emitted);
-  if (run->count && opts->tool == SPIRV_BACKEND && !opts->distributor && !run->pool) {
-    char *why;
-    run->pool = worker_pool_start(&run->loop, opts->jobs, &why);
-    if (!run->pool) fatal(NULL, "cannot start SPIR-V workers: %s", why);
-  }
-  start_images(run);
-}
-
 // Loop thread (or the calling thread, before and after the loop): the one place a finished
 // image is handed to the driver, which writes it out; a failed one never is.
 static void hand_over(const HookRun *run, const HookJob *job) {
@@ -619,41 +589,36 @@ void run_hooks(Resolution *r, Buffer *optimized, const CompletionSources *source
   for (size_t i = 0; i < r->num_modules; i++)
     for (size_t f = 0; r->modules[i].emit && f < r->modules[i].virtual_functions.count; f++)
       strmap_put(&run.set_functions, r->modules[i].virtual_functions.items[f], (void *)1);
-  // The images to make begin before the cache's entries are read: one with no entry at all
-  // (a relink's edited image, those importing from it) is completed on libuv's threads while
-  // the entries there are read and checked on -j others (5 ms of a 1000-unit relink on 16
-  // cores); one whose entry is a miss (damaged, its definitions changed) begins after them.
-  // With --distributor every image is looked up first: the jobs are written as they begin.
+  // All lookups first, the images to make after them: a relink's few misses (the edited
+  // image and those importing from it) start at once instead of after every hit before them.
+  if (opts->cache) {
+    double start = now_seconds();
+    parallel_for(emitted, opts->jobs, look_up_image, &run);
+    trace_span("cache lookups", NULL, start, now_seconds(), 0);
+  }
   run.order = xcalloc(emitted ? emitted : 1, sizeof(size_t));
-  size_t *pending = xcalloc(emitted ? emitted : 1, sizeof(size_t)), num_pending = 0;
-  double start = now_seconds();
-  if (opts->cache) parallel_for(emitted, opts->jobs, probe_image, &run);
+  size_t *found = xcalloc(emitted ? emitted : 1, sizeof(size_t)), num_found = 0;
   for (size_t j = 0; j < emitted; j++) {
-    if (jobs[j].cache_entry)
-      pending[num_pending++] = j;
-    else
+    if (!jobs[j].cache_hit)
       run.order[run.count++] = j;
+    else
+      found[num_found++] = j; // step 6 at once, below
+  }
+  run.outstanding = run.count;
+  if (run.count && opts->distributor)
+    run.distribution = distribution_open(opts, opts->output, emitted);
+  if (run.count && opts->tool == SPIRV_BACKEND && !opts->distributor) {
+    char *why;
+    run.pool = worker_pool_start(&run.loop, opts->jobs, &why);
+    if (!run.pool) fatal(NULL, "cannot start SPIR-V workers: %s", why);
   }
   // -j N: N images under way, each in one step at a time (completion and checks on a thread,
   // SPIR-V in a worker), so N cores are busy and no more: -j1 is one core, the benchmark's
   // baseline, and -j16 does not put 16 threads and 16 workers on 16 cores.
   run.window = (size_t)(opts->jobs < 1 ? 1 : opts->jobs);
-  if (!opts->distributor) begin_images(&run, emitted);
-  if (opts->cache && run.count && num_pending)
-    note("cache: %zu image(s) with no entry begun before %zu entr%s read", run.count,
-         num_pending, num_pending == 1 ? "y" : "ies");
-  parallel_for(num_pending, opts->jobs, look_up_image, &(Lookups){&run, pending});
-  if (opts->cache) trace_span("cache lookups", NULL, start, now_seconds(), 0);
-  size_t num_found = 0; // the hits, in PENDING's first places
-  for (size_t p = 0; p < num_pending; p++) {
-    if (jobs[pending[p]].cache_hit)
-      pending[num_found++] = pending[p];
-    else
-      run.order[run.count++] = pending[p];
-  }
-  begin_images(&run, emitted);
-  hand_over_hits(&run, pending, num_found); // step 6 at once
-  free(pending);
+  start_images(&run);
+  hand_over_hits(&run, found, num_found);
+  free(found);
   uv_run(&run.loop, UV_RUN_DEFAULT);
   if (uv_loop_close(&run.loop)) die("the hook loop still has open handles");
   bool distribution_failed = run.distribution && run_jobs(&run, emitted);
