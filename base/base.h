@@ -329,6 +329,11 @@ int atomic_write(AtomicFile *f, const void *data, size_t size);
 // A regular file's temporary only: DATA written at OFFSET (not moving the file's offset), and
 // the file cut to SIZE bytes; errors stick as atomic_write's do.
 int atomic_pwrite(AtomicFile *f, const void *data, size_t size, uint64_t offset);
+// The same for the N parts (at most ATOMIC_PARTS_MAX) written one after another from OFFSET,
+// in one call where the kernel takes them at once: a header and the data it heads need not
+// be copied into one buffer first.
+enum { ATOMIC_PARTS_MAX = 4 };
+int atomic_pwrite_parts(AtomicFile *f, const Buffer *parts, int n, uint64_t offset);
 int atomic_truncate(AtomicFile *f, uint64_t size);
 int atomic_commit(AtomicFile *f); // 0, or a negative errno (nothing is left behind)
 void atomic_abort(AtomicFile *f);
