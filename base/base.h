@@ -137,8 +137,12 @@ void own_expect(const char *name);
 int own_adopt(const char *path);
 // rename(FROM, TO): FROM must be a file this run made (or a tool made at an expected name)
 // and still be there; a link at TO is replaced, not followed. TO is then this run's, removed
-// on failure if TO_ON_FAILURE. 0, or a negative errno (-EPERM: FROM is not ours).
+// on failure if TO_ON_FAILURE. 0, or a negative errno (-EPERM: FROM is not ours). A large
+// regular file replaced at TO may still be going when it returns: own_wait_removals.
 int own_rename(const char *from, const char *to, bool to_on_failure);
+// Waits until the files own_rename replaced are gone (before the process ends: a file removed
+// by a thread that the exit kills may stay).
+void own_wait_removals(void);
 // Removes PATH (a file, or an empty folder) if it still is what this run made there. 0 (also
 // when nothing is there), or a negative errno (-EPERM: something else stands there now).
 int own_remove(const char *path);
@@ -287,6 +291,9 @@ bool same_file(const char *a, const char *b);
 // Maps a regular, non-empty file read-only: its pages are memory only while they are used
 // (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
 int map_file(const char *path, Buffer *out);
+// The same for the file NAME of the open folder DIR, never through a link; ST gets its fstat
+// (all zero where it could not be opened).
+int map_file_at(int dir, const char *name, struct stat *st, Buffer *out);
 // The size of a regular file, or 0 (missing, not regular).
 uint64_t file_size(const char *path);
 // Whether DIR has room for BYTES more in one file, under a name 100 bytes long: reserved

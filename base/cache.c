@@ -26,14 +26,14 @@
 // another module's data. The trailer comes last so that libLTO, which hands back a cached
 // result as the file it is, gives us the payload at offset 0 (lto/thinlto.c).
 static const char entry_magic[8] = {'S', 'T', 'L', 'C', 'A', 'C', 'H', 'E'};
-enum { ENTRY_VERSION = 4, HASH_SIZE = 32, TRAILER_SIZE = HASH_SIZE + 8 + 4 + 8 };
+enum { ENTRY_VERSION = 5, HASH_SIZE = 32, TRAILER_SIZE = HASH_SIZE + 8 + 4 + 8 };
 
 // The layout: DIR/CACHEDIR.TAG, DIR/ENTRIES_FOLDER/XX/KIND-KEY with XX the key's first two
 // hex digits in lower case (256 folders: concurrent writers rarely meet in one), and the
 // links' private folders DIR/ENTRIES_FOLDER/link-XXXXXX, one of which a link leaves as
 // DIR/ENTRIES_FOLDER/libLTO-kept for the next (lto/thinlto.c). The folder's name
 // carries ENTRY_VERSION: a layout or format change starts in a folder of its own.
-#define ENTRIES_FOLDER "sycl-thinlto-4"
+#define ENTRIES_FOLDER "sycl-thinlto-5"
 enum { NUM_SHARDS = 256 };
 static const char tag_signature[] = "Signature: 8a477f597d28d172789f06886806bc55";
 void cache_hash_init(CacheHasher *h) {

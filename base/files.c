@@ -127,17 +127,27 @@ bool same_file(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int map_file(const char *path, Buffer *out) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return -errno;
-  struct stat st;
-  int rc = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || !st.st_size ? -EINVAL : 0;
-  void *data = rc ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+// Maps the open file FD (closed here) if it is regular and not empty; ST gets its fstat.
+static int map_descriptor(int fd, struct stat *st, Buffer *out) {
+  int rc = fstat(fd, st) < 0 ? -errno : !S_ISREG(st->st_mode) || !st->st_size ? -EINVAL : 0;
+  void *data = rc ? MAP_FAILED : mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (!rc && data == MAP_FAILED) rc = -errno;
   close(fd);
   if (rc) return rc;
-  *out = (Buffer){data, (size_t)st.st_size, true};
+  *out = (Buffer){data, (size_t)st->st_size, true};
   return 0;
+}
+
+int map_file(const char *path, Buffer *out) {
+  int fd = open(path, O_RDONLY);
+  struct stat st;
+  return fd < 0 ? -errno : map_descriptor(fd, &st, out);
+}
+
+int map_file_at(int dir, const char *name, struct stat *st, Buffer *out) {
+  *st = (struct stat){0};
+  int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  return fd < 0 ? -errno : map_descriptor(fd, st, out);
 }
 
 uint64_t file_size(const char *path) {

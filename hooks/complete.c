@@ -34,6 +34,7 @@ typedef struct {
   char (*content_key)[CACHE_KEY_SIZE]; // NULL without a cache
   bool *unreadable;                    // per module: not bitcode LLVM can read
   const bool *given;                   // per module: defined[i] is known (NULL: none is)
+  char (*given_key)[CACHE_KEY_SIZE];   // per module given: its bitcode's content key
   char (*list_key)[CACHE_KEY_SIZE];    // per module: a key of defined[i] (NULL: not wanted)
 } IndexJob;
 
@@ -52,13 +53,14 @@ static void list_key_of(const StringList *defined, char key[CACHE_KEY_SIZE]) {
 static void list_definitions(void *arg, size_t i) {
   IndexJob *job = arg;
   if (!job->bitcode[i].size) return; // not a source (full LTO indexes only the libraries)
-  // With a cache, the image cache's keys name the module by this hash.
-  if (job->content_key)
-    cache_content_key(job->bitcode[i].data, job->bitcode[i].size, job->content_key[i]);
   if (job->given && job->given[i]) {
+    if (job->content_key) memcpy(job->content_key[i], job->given_key[i], CACHE_KEY_SIZE);
     if (job->list_key) list_key_of(&job->defined[i], job->list_key[i]);
     return;
   }
+  // With a cache, the image cache's keys name the module by this hash.
+  if (job->content_key)
+    cache_content_key(job->bitcode[i].data, job->bitcode[i].size, job->content_key[i]);
   LLVMContextRef ctx = context_create();
   LLVMModuleRef mod;
   char *why;
@@ -158,6 +160,7 @@ size_t index_definitions(CompletionSources *s, const Resolution *r, const Cache 
                   .content_key = s->content_key,
                   .unreadable = lists ? lists->unreadable : xcalloc(n, sizeof(bool)),
                   .given = lists ? lists->given : NULL,
+                  .given_key = lists ? lists->content_key : NULL,
                   .list_key = keeps ? xcalloc(n, CACHE_KEY_SIZE) : NULL};
   parallel_for(s->num_modules, jobs, list_definitions, &job);
   size_t unreadable = 0, given = 0, indexed = 0;

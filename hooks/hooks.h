@@ -133,15 +133,18 @@ struct CompletionSources {
 
 // Per module (arrays of the sources' num_modules): its linkable definitions, strong ones
 // marked with '!' (a list given, or left for the caller to free), whether the list was given
-// (then the module is not read), whether the module did not read as bitcode.
+// (then the module is not read), whether the module did not read as bitcode, and a given
+// list's module's content key (then the module is not hashed either).
 typedef struct {
   StringList *defined;
   const bool *given;
   bool *unreadable;
+  char (*content_key)[CACHE_KEY_SIZE];
 } DefinitionLists;
 
 // Reads every module's external definitions (in parallel) and picks a provider for each.
-// With CACHE, also hashes each module into s->content_key (the image cache's keys). LISTS:
+// With CACHE, also hashes each module into s->content_key (the image cache's keys), or takes a
+// given list's key. LISTS:
 // NULL, or what is known of the modules and where the lists go (the thin link keeps them
 // in its cache entries: lto/thinlto.c).
 // Returns how many modules did not read as bitcode (they provide nothing).

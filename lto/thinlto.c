@@ -42,9 +42,9 @@ static void set_debug_options(const ThinLinkOptions *opts) {
 // cache entry, used only if its trailer's hash matches its content (cache_take_payload: on every
 // use, whatever its time); any other result libLTO computed in this process, and it is moved into
 // the cache as an entry under libLTO's key once the definitions index has read it (cache_adopt):
-// the entry's payload is the bitcode, then the module's list of definitions and the bitcode's
-// size (ThinLTO entry below), so that a relink reads neither the list nor the module again, and a
-// cold link writes one file.
+// the entry's payload is the bitcode, then the module's list of definitions, the bitcode's
+// content key and its size (ThinLTO entry below), so that a relink reads neither the list nor
+// the module again, nor hashes the bitcode a second time, and a cold link writes one file.
 typedef struct {
   const Cache *cache; // NULL: libLTO had no cache folder
   Buffer *optimized;
@@ -53,6 +53,7 @@ typedef struct {
   bool *damaged;        // per module: its result was a damaged cache entry
   char **pending;       // per module: the name in libLTO's folder of a result to adopt
   DefinitionLists lists; // per module: the definitions an entry gave, or the index read
+  char (*content_key)[CACHE_KEY_SIZE]; // per module, once indexed: its bitcode's content key
   const StrMap *linked; // the names of the entries linked in, to their inodes
   const StrMap *named;  // the inodes of the names in libLTO's folder, to the names
   int folder;           // libLTO's folder, open
@@ -64,39 +65,48 @@ static const char entry_prefix[] = CACHE_LIBLTO_PREFIX; // libLTO's names: this 
 // the links' own (link-XXXXXX, locked: base/temporaries.c).
 static const char kept_folder[] = CACHE_LIBLTO_FOLDER;
 
-// A ThinLTO entry's payload after the bitcode: the definitions (record_put_strings), then the
-// bitcode's size (u64).
-static void definitions_tail(const StringList *defined, size_t bitcode_size, Buffer *out) {
+// A ThinLTO entry's payload after the bitcode: the definitions (record_put_strings), the
+// bitcode's content key (a record of its 64 hex digits: cache_content_key), then the bitcode's
+// size (u64).
+static void definitions_tail(const StringList *defined, const char *content_key,
+                             size_t bitcode_size, Buffer *out) {
   *out = (Buffer){0};
   record_put_strings(out, defined);
+  record_put(out, content_key, CACHE_KEY_SIZE - 1);
   uint64_t n = bitcode_size;
   buffer_append(out, &n, sizeof n);
 }
 
-// B, an intact entry's payload, cut to its bitcode, its definitions into DEFINED: 0, or -1.
-static int take_definitions(Buffer *b, StringList *defined) {
+// B, an intact entry's payload, cut to its bitcode, its definitions into DEFINED and the
+// bitcode's content key into CONTENT_KEY: 0, or -1.
+static int take_definitions(Buffer *b, StringList *defined, char content_key[CACHE_KEY_SIZE]) {
   uint64_t n;
   if (b->size < sizeof n) return -1;
   memcpy(&n, b->data + b->size - sizeof n, sizeof n);
   if (!n || n > b->size - sizeof n) return -1;
   RecordReader r = {b->data + n, b->data + b->size - sizeof n, false};
-  if (!record_get_strings(&r, defined) || r.p != r.end) {
+  size_t key_size = 0;
+  const uint8_t *key = record_get_strings(&r, defined) ? record_get(&r, &key_size) : NULL;
+  if (!key || key_size != CACHE_KEY_SIZE - 1 || r.p != r.end) {
     strlist_free(defined);
     return -1;
   }
+  memcpy(content_key, key, key_size);
+  content_key[key_size] = 0;
   buffer_shrink(b, n);
   return 0;
 }
 
-// Runs on a worker thread: maps module I's result and removes the file, then checks it as a
+// Runs on a worker thread: maps module I's result and removes its name, then checks it as a
 // cache entry, or keeps its name to adopt it; writes only I.
 static void read_back(void *arg, size_t i) {
   ReadBack *b = arg;
   if (!b->files[i]) return;
+  const char *result = strrchr(b->files[i], '/') + 1; // libLTO names it in the folder
   struct stat st;
-  bool known = stat(b->files[i], &st) == 0;
-  b->rc[i] = map_file(b->files[i], &b->optimized[i]);
-  own_remove(b->files[i]); // the mapping keeps the contents
+  b->rc[i] = map_file_at(b->folder, result, &st, &b->optimized[i]);
+  bool known = st.st_mode != 0;
+  own_remove_at(b->folder, result, known ? &st : NULL); // a mapping keeps the contents
   if (!b->cache || !known) return;
   char inode[32];
   snprintf(inode, sizeof inode, "%llu", (unsigned long long)st.st_ino);
@@ -109,7 +119,7 @@ static void read_back(void *arg, size_t i) {
   }
   if (!b->keep) own_remove_at(b->folder, name, NULL); // the link made for libLTO, used
   if (b->rc[i] == 0 && cache_take_payload("thinlto", key, &b->optimized[i]) == 0 &&
-      take_definitions(&b->optimized[i], &b->lists.defined[i]) == 0) {
+      take_definitions(&b->optimized[i], &b->lists.defined[i], b->lists.content_key[i]) == 0) {
     ((bool *)b->lists.given)[i] = true;
     return;
   }
@@ -135,7 +145,7 @@ static void adopt_result(void *arg, size_t i) {
   }
   const char *key = b->pending[i] + strlen(entry_prefix);
   Buffer tail;
-  definitions_tail(&b->lists.defined[i], b->optimized[i].size, &tail);
+  definitions_tail(&b->lists.defined[i], b->content_key[i], b->optimized[i].size, &tail);
   if (cache_adopt(b->cache, "thinlto", key, b->folder, b->pending[i], &b->optimized[i], &tail,
                   b->keep)) {
     if (b->keep) own_remove_at(b->folder, b->pending[i], NULL);
@@ -257,8 +267,10 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
     free(names);
   }
   thinlto_set_generated_objects_dir(cg, dir);
+  // The results are read and removed by their names in it.
+  int folder = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (folder < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
   StrMap linked_in = {0};
-  int folder = -1;
   if (cache) {
     // libLTO keys each backend's result by the module's hash, its imports and exports, and
     // the resolution; an unchanged image with unchanged imports is not optimized again.
@@ -278,8 +290,6 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
     int fd = own_create(stamp, 0666);
     if (fd >= 0) close(fd);
     free(stamp);
-    folder = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (folder < 0) fatal(dir, "cannot open the directory: %s", strerror(errno));
     double exported = now_seconds();
     if (reuse) cache_export_entries(cache, "thinlto", folder, entry_prefix, &linked_in, opts->jobs);
     trace_span("entries linked for libLTO", NULL, exported, now_seconds(), 0);
@@ -302,7 +312,8 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
                    xcalloc(count, sizeof(bool)),
                    xcalloc(count, sizeof(char *)),
                    {xcalloc(count, sizeof(StringList)), xcalloc(count, sizeof(bool)),
-                    xcalloc(count, sizeof(bool))},
+                    xcalloc(count, sizeof(bool)), xcalloc(count, CACHE_KEY_SIZE)},
+                   NULL,
                    &linked_in,
                    &named,
                    folder,
@@ -336,6 +347,7 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   double indexed = now_seconds();
   bad += index_definitions(sources, r, cache, opts->jobs, &back.lists);
   trace_span("definitions index", NULL, indexed, now_seconds(), 0);
+  back.content_key = sources->content_key;
   if (cache) parallel_for(r->num_modules, opts->jobs, adopt_result, &back);
   for (size_t i = 0; i < r->num_modules; i++) {
     free(back.pending[i]);
@@ -348,9 +360,10 @@ static size_t thin_link_once(Resolution *r, const ThinLinkOptions *opts, Buffer 
   free(back.lists.defined);
   free((bool *)back.lists.given);
   free(back.lists.unreadable);
+  free(back.lists.content_key);
   free_map_values(&linked_in);
   free_map_values(&named);
-  if (folder >= 0) close(folder);
+  close(folder);
   double removing = now_seconds();
   if (!keep || !keep_temp_dir(dir, cache->root, kept_folder)) remove_temp_dir(dir);
   trace_span("libLTO folder removed", NULL, removing, now_seconds(), 0);

@@ -14,5 +14,5 @@ if [ "$SECONDS" -lt 170 ]; then
   RUNS=1 ./cache.sh bin/sycl-thinlto-base w 2 2>&1 | sed 's/^/base /' | tee "$OUT/cache2-base.txt"
   echo "elapsed $SECONDS s"
 fi
-mkdir -p /tmp/q && bin/sycl-thinlto link --split=kernel -j16 --device-libs=w/devicelib.bc w/*.o -o /tmp/q/o.bin --cache-dir=/tmp/q/c && (lsattr -d /tmp/q/c/sycl-thinlto-4 2>&1 || echo "no lsattr") | tee "$OUT/attr.txt"
+mkdir -p /tmp/q && bin/sycl-thinlto link --split=kernel -j16 --device-libs=w/devicelib.bc w/*.o -o /tmp/q/o.bin --cache-dir=/tmp/q/c && (lsattr -d /tmp/q/c/sycl-thinlto-5 2>&1 || echo "no lsattr") | tee "$OUT/attr.txt"
 echo "elapsed $SECONDS s"

@@ -76,7 +76,7 @@ for j in *.json; do seed propset_json $j $j; done
 # Cache entries of each kind, as "KIND KEY\n" and the entry's bytes.
 $tool link $program --split=kernel --cache-dir=cache -o cached.bin
 for kind in image split facts prepared thinlto; do
-  f=$(ls cache/sycl-thinlto-4/*/$kind-* 2>/dev/null | head -1)
+  f=$(ls cache/sycl-thinlto-5/*/$kind-* 2>/dev/null | head -1)
   [ -n "$f" ] || continue # no entry of this kind in this link (facts: the split's carry them)
   key=${f##*/$kind-}
   { printf '%s %s\n' $kind $key; cat $f; } > $kind.entry

@@ -23,7 +23,7 @@ static void key_of(const char *a, const char *b, char key[CACHE_KEY_SIZE]) {
 
 // Where the entry KIND-KEY of the cache DIR is (base/cache.c's layout).
 static char *entry_file(const char *dir, const char *kind, const char *key) {
-  return format("%s/sycl-thinlto-4/%.2s/%s-%s", dir, key, kind, key);
+  return format("%s/sycl-thinlto-5/%.2s/%s-%s", dir, key, kind, key);
 }
 
 static void corrupt(const char *dir, const char *key, long offset, bool shorten) {
@@ -114,7 +114,7 @@ int main(void) {
 
   // Pruning touches only files named as entries, as regular files: a user's files, a link
   // named as an entry and a temporary being written are left alone.
-  char *shard = format("%s/sycl-thinlto-4/%.2s", dir, k1);
+  char *shard = format("%s/sycl-thinlto-5/%.2s", dir, k1);
   const char *user_files[] = {"my-notes.txt", "build-log", "report-2024", "spirv-1234", NULL};
   for (int i = 0; user_files[i]; i++) {
     char *path = format("%s/%s", shard, user_files[i]);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // The size of this process's descriptor table ("FDSize:" of /proc/self/status), or -1.
@@ -81,6 +82,28 @@ int main(void) {
   check(map_file(empty, &none) == -EINVAL && !none.data, "an empty file is not mapped");
   check(map_file(dir, &none) == -EINVAL && !none.data, "a directory is not mapped");
   check(map_file(path, &none) == -ENOENT && !none.data, "a missing file is ENOENT");
+
+  // Relative to an open folder: its fstat given, never through a link.
+  if (write_file_atomic(path, bytes, SIZE)) abort();
+  char *link_path = format("%s/link.bc", dir);
+  if (symlink("module.bc", link_path)) abort();
+  int folder = open(dir, O_RDONLY | O_DIRECTORY);
+  struct stat st, seen;
+  check(map_file_at(folder, "module.bc", &st, &mapped) == 0 && mapped.mapped &&
+            mapped.size == SIZE && !memcmp(mapped.data, bytes, SIZE),
+        "map_file_at maps a file of the folder");
+  check(stat(path, &seen) == 0 && st.st_ino == seen.st_ino && st.st_size == SIZE,
+        "and gives its fstat");
+  buffer_free(&mapped);
+  check(map_file_at(folder, "link.bc", &st, &none) == -ELOOP && !none.data && !st.st_mode,
+        "a link is not followed");
+  check(map_file_at(folder, "missing", &st, &none) == -ENOENT && !st.st_mode && !st.st_ino,
+        "a missing file is ENOENT, its fstat all zero");
+  check(map_file_at(folder, "empty", &st, &none) == -EINVAL && st.st_mode, "nor an empty one");
+  close(folder);
+  unlink(link_path);
+  unlink(path);
+  free(link_path);
 
   unlink(empty);
   rmdir(dir);

@@ -1,4 +1,4 @@
-# Damages every entry of a --cache-dir (sycl-thinlto-4/XX/KIND-KEY, libLTO's results as
+# Damages every entry of a --cache-dir (sycl-thinlto-5/XX/KIND-KEY, libLTO's results as
 # "thinlto-KEY") in one way: damage.py MODE DIR. Temporaries, stamps and the tag are left alone.
 # Damaged files keep their times: the damage is not something a link just wrote.
 import os
@@ -10,7 +10,7 @@ mode, root = sys.argv[1], sys.argv[2]
 def entries():
     """Every cache entry, grouped by kind, in a stable order."""
     kinds = {}
-    top = os.path.join(root, "sycl-thinlto-4")
+    top = os.path.join(root, "sycl-thinlto-5")
     for shard in sorted(os.listdir(top)):
         d = os.path.join(top, shard)
         if len(shard) != 2 or not os.path.isdir(d):

@@ -8,7 +8,7 @@ import sys
 import time
 
 mode, kind, root = sys.argv[1], sys.argv[2], sys.argv[3]
-top = os.path.join(root, "sycl-thinlto-4")
+top = os.path.join(root, "sycl-thinlto-5")
 paths = sorted(
     os.path.join(top, shard, name)
     for shard in os.listdir(top)

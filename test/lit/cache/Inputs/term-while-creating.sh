@@ -6,7 +6,7 @@
 cache=$1 out=$2
 shift 2
 paths=()
-for i in $(seq 0 255); do paths+=(-P "$(printf '%s/sycl-thinlto-4/%02x' "$cache" "$i")"); done
+for i in $(seq 0 255); do paths+=(-P "$(printf '%s/sycl-thinlto-5/%02x' "$cache" "$i")"); done
 strace -f -qq -o /dev/null "${paths[@]}" -e trace=openat -e inject=openat:delay_exit=2000000 \
   "$@" --cache-dir="$cache" -o "$out" 2>/dev/null &
 seen=
