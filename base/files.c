@@ -230,17 +230,7 @@ int atomic_write(AtomicFile *f, const void *data, size_t size) {
 }
 
 int atomic_pwrite(AtomicFile *f, const void *data, size_t size, uint64_t offset) {
-  const uint8_t *p = data;
-  while (!f->error && size) {
-    ssize_t n = pwrite(f->fd, p, size, (off_t)offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) f->error = n < 0 ? -errno : -EIO;
-    if (n <= 0) break;
-    p += n;
-    size -= n;
-    offset += n;
-  }
-  return f->error;
+  return atomic_pwrite_parts(f, &(Buffer){(uint8_t *)data, size, false}, 1, offset);
 }
 
 int atomic_pwrite_parts(AtomicFile *f, const Buffer *parts, int n, uint64_t offset) {
