@@ -137,8 +137,12 @@ void own_expect(const char *name);
 int own_adopt(const char *path);
 // rename(FROM, TO): FROM must be a file this run made (or a tool made at an expected name)
 // and still be there; a link at TO is replaced, not followed. TO is then this run's, removed
-// on failure if TO_ON_FAILURE. 0, or a negative errno (-EPERM: FROM is not ours).
+// on failure if TO_ON_FAILURE. 0, or a negative errno (-EPERM: FROM is not ours). A large
+// regular file replaced at TO may still be going when it returns: own_wait_removals.
 int own_rename(const char *from, const char *to, bool to_on_failure);
+// Waits until the files own_rename replaced are gone (before the process ends: a file removed
+// by a thread that the exit kills may stay).
+void own_wait_removals(void);
 // Removes PATH (a file, or an empty folder) if it still is what this run made there. 0 (also
 // when nothing is there), or a negative errno (-EPERM: something else stands there now).
 int own_remove(const char *path);
@@ -329,6 +333,11 @@ int atomic_write(AtomicFile *f, const void *data, size_t size);
 // A regular file's temporary only: DATA written at OFFSET (not moving the file's offset), and
 // the file cut to SIZE bytes; errors stick as atomic_write's do.
 int atomic_pwrite(AtomicFile *f, const void *data, size_t size, uint64_t offset);
+// The same for the N parts (at most ATOMIC_PARTS_MAX) written one after another from OFFSET,
+// in one call where the kernel takes them at once: a header and the data it heads need not
+// be copied into one buffer first.
+enum { ATOMIC_PARTS_MAX = 4 };
+int atomic_pwrite_parts(AtomicFile *f, const Buffer *parts, int n, uint64_t offset);
 int atomic_truncate(AtomicFile *f, uint64_t size);
 int atomic_commit(AtomicFile *f); // 0, or a negative errno (nothing is left behind)
 void atomic_abort(AtomicFile *f);

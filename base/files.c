@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 // Inputs are read whole, so a file larger than this is refused before a byte of it is read:
@@ -244,6 +245,30 @@ int atomic_pwrite(AtomicFile *f, const void *data, size_t size, uint64_t offset)
     p += n;
     size -= n;
     offset += n;
+  }
+  return f->error;
+}
+
+int atomic_pwrite_parts(AtomicFile *f, const Buffer *parts, int n, uint64_t offset) {
+  struct iovec iov[ATOMIC_PARTS_MAX];
+  if (n > ATOMIC_PARTS_MAX) die("%d parts to write at once", n);
+  size_t size = 0;
+  for (int i = 0; i < n; i++) {
+    iov[i] = (struct iovec){parts[i].data, parts[i].size};
+    size += parts[i].size;
+  }
+  // A short write leaves the rest of the parts: the written bytes come off the first ones.
+  struct iovec *rest = iov;
+  while (!f->error && size) {
+    ssize_t done = pwritev(f->fd, rest, n, (off_t)offset);
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) f->error = done < 0 ? -errno : -EIO;
+    if (done <= 0) break;
+    size -= done;
+    offset += done;
+    for (; n && (size_t)done >= rest->iov_len; rest++, n--)
+      done -= rest->iov_len;
+    if (n) rest->iov_base = (uint8_t *)rest->iov_base + done, rest->iov_len -= done;
   }
   return f->error;
 }

@@ -497,6 +497,41 @@ int own_adopt(const char *path) {
 // Renaming and removing.
 //
 
+//
+// The old file a swap displaced (swap_out) is removed on a thread of its own when it is large:
+// freeing a relink's 27 MB output (its cached pages and its blocks) took 9 ms of a 1000-unit
+// relink on the device's ext4 (3.8 ms at 300 units), which now overlap the link's last steps
+// (the relink record). One at a time; own_wait_removals waits for it.
+//
+
+enum { REMOVED_IN_BACKGROUND = 1 << 20 }; // bytes: smaller files cost less than a thread
+static pthread_mutex_t removal_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t remover;
+static bool removing; // under REMOVAL_LOCK: REMOVER runs, or ran and is not joined
+
+static void *remove_displaced(void *arg) {
+  Owned *displaced = arg;
+  if (!still_ours(displaced) || unlink(displaced->path) == 0 || errno == ENOENT)
+    atomic_store(&displaced->gone, true);
+  return NULL;
+}
+
+static void remove_after_swap(Owned *displaced, const struct stat *old) {
+  pthread_mutex_lock(&removal_lock);
+  if (removing) pthread_join(remover, NULL);
+  removing = old->st_size >= REMOVED_IN_BACKGROUND &&
+             pthread_create(&remover, NULL, remove_displaced, displaced) == 0;
+  pthread_mutex_unlock(&removal_lock);
+  if (!removing) remove_displaced(displaced);
+}
+
+void own_wait_removals(void) {
+  pthread_mutex_lock(&removal_lock);
+  if (removing) pthread_join(remover, NULL);
+  removing = false;
+  pthread_mutex_unlock(&removal_lock);
+}
+
 // FROM (ours, NODE) and the regular file OLD found at TO swap names; OLD, now at FROM, is
 // removed. On ext4 a rename over a regular file first writes the new file's data back
 // (auto_da_alloc: 16-20 ms in the rename for a relink's 27 MB output); a swap does not, and
@@ -518,7 +553,7 @@ static bool swap_out(Owned *node, const char *from, const char *to, const struct
     return false;
   }
   atomic_store(&node->gone, true);
-  if (unlink(from) == 0 || errno == ENOENT) atomic_store(&displaced->gone, true);
+  remove_after_swap(displaced, old);
   return true;
 }
 

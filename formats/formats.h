@@ -58,6 +58,11 @@ int offload_binary_parse(const uint8_t *data, size_t size, OffloadEntry **entrie
                          char **errmsg);
 // Appends one v1 blob for E to OUT; strings are written in the order given.
 void offload_binary_append(Buffer *out, const OffloadEntry *e);
+// The same blob without its image: appends to OUT the bytes before E's image (header, entry,
+// strings, at the image's aligned offset) and returns how many zero bytes follow the image to
+// end the blob. E->image is not read; E->image_size is. For a writer that writes the image
+// from where it is.
+size_t offload_binary_append_head(Buffer *out, const OffloadEntry *e);
 const char *offload_entry_get(const OffloadEntry *e, const char *key);
 // The texts and the array.
 void offload_strings_free(OffloadString *strings, size_t count);
@@ -326,7 +331,7 @@ void linked_images_free(LinkedImage *images, size_t count);
 typedef struct {
   Buffer *spirv;
   const StringList *symbols;        // kernel names
-  const PropertySets *properties;   // written as JSON under the "properties" key
+  char *const *properties;          // the "properties" key's JSON
   // A native image (ahead-of-time, issue 33): its kind (IMG_OBJECT), triple and arch; zero
   // and NULL for a SPIR-V image, which takes IMG_SPIRV, SPIRV_TRIPLE and the writer's arch.
   uint16_t kind;

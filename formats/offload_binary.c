@@ -275,7 +275,7 @@ static uint8_t *append_blob(Buffer *out, size_t blob_size, uint32_t version) {
   return blob;
 }
 
-void offload_binary_append(Buffer *out, const OffloadEntry *e) {
+size_t offload_binary_append_head(Buffer *out, const OffloadEntry *e) {
   StringTable table = {0};
   buffer_append(&table.bytes, "", 1);
   size_t *key_at = xcalloc(e->num_strings, sizeof(size_t));
@@ -291,7 +291,9 @@ void offload_binary_append(Buffer *out, const OffloadEntry *e) {
   size_t image_at = align_to(table_at + table.bytes.size, BLOB_ALIGNMENT);
   size_t blob_size = align_to(image_at + e->image_size, BLOB_ALIGNMENT);
 
-  uint8_t *blob = append_blob(out, blob_size, 1);
+  // Only the head is in OUT: the blob's size goes in its header, the buffer ends at the image.
+  uint8_t *blob = append_blob(out, image_at, 1);
+  write_u64(blob + 8, blob_size);
   write_u64(blob + 24, ENTRY_SIZE);
 
   uint8_t *entry = blob + HEADER_SIZE;
@@ -309,11 +311,19 @@ void offload_binary_append(Buffer *out, const OffloadEntry *e) {
     write_u64(s + 8, table_at + value_at[i]);
   }
   memcpy(blob + table_at, table.bytes.data, table.bytes.size);
-  if (e->image_size) memcpy(blob + image_at, e->image, e->image_size);
 
   free(key_at);
   free(value_at);
   free(table.bytes.data);
+  return blob_size - image_at - e->image_size;
+}
+
+void offload_binary_append(Buffer *out, const OffloadEntry *e) {
+  size_t padding = offload_binary_append_head(out, e);
+  out->data = xrealloc(out->data, out->size + e->image_size + padding);
+  if (e->image_size) memcpy(out->data + out->size, e->image, e->image_size);
+  memset(out->data + out->size + e->image_size, 0, padding);
+  out->size += e->image_size + padding;
 }
 
 const char *image_kind_name(uint16_t kind) {

@@ -21,30 +21,58 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// Image I's blob, its SPIR-V freed (the bulk of a result). Thread-safe for distinct images.
-static Buffer make_blob(const OutputWriter *w, size_t i) {
+// An image's blob as it is written: the OffloadBinary's head, then the image's SPIR-V from
+// the buffer the image came in (taken over, never copied), then zeros to the blob's end.
+typedef struct {
+  Buffer head, image;
+  size_t padding;
+} Blob;
+
+static uint64_t blob_size(const Blob *b) {
+  return b->head.size + b->image.size + b->padding;
+}
+
+static void blob_free(Blob *b) {
+  free(b->head.data);
+  buffer_free(&b->image);
+  *b = (Blob){0};
+}
+
+static const uint8_t zeros[8]; // a blob's padding: less than its alignment
+
+static void write_blob_at(AtomicFile *f, const Blob *b, uint64_t offset) {
+  Buffer parts[] = {b->head, b->image, {(uint8_t *)zeros, b->padding, false}};
+  atomic_pwrite_parts(f, parts, 3, offset);
+}
+
+static void write_blob(AtomicFile *f, const Blob *b) {
+  atomic_write(f, b->head.data, b->head.size);
+  atomic_write(f, b->image.data, b->image.size);
+  atomic_write(f, zeros, b->padding);
+}
+
+// Image I's blob, which takes over its SPIR-V (the bulk of a result). Thread-safe for
+// distinct images.
+static Blob make_blob(const OutputWriter *w, size_t i) {
   OutputImage *image = &w->images[i];
   char *symbols = strlist_join(image->symbols, "\n");
-  char *properties = propsets_to_json(image->properties); // issue 4
   OffloadString strings[] = {
       {"triple", image->triple ? image->triple : SPIRV_TRIPLE},
       {"arch", image->arch ? image->arch : w->arch ? w->arch : ""},
       {"symbols", symbols},
-      {"properties", properties},
+      {"properties", *image->properties}, // issue 4
   };
   OffloadEntry e = {
       .image_kind = image->kind ? image->kind : IMG_SPIRV,
       .offload_kind = OFK_SYCL,
       .strings = strings,
       .num_strings = sizeof(strings) / sizeof(*strings),
-      .image = image->spirv->data,
       .image_size = image->spirv->size,
   };
-  Buffer blob = {0};
-  offload_binary_append(&blob, &e);
+  Blob blob = {.image = *image->spirv};
+  blob.padding = offload_binary_append_head(&blob.head, &e);
+  if (blob.padding > sizeof zeros) die("a blob padded with %zu bytes", blob.padding);
   free(symbols);
-  free(properties);
-  free(image->spirv->data);
   *image->spirv = (Buffer){0};
   return blob;
 }
@@ -52,7 +80,7 @@ static Buffer make_blob(const OutputWriter *w, size_t i) {
 typedef struct {
   const OutputWriter *w;
   const size_t *images; // the images whose blobs to make
-  Buffer *blobs;        // per image of the output
+  Blob *blobs;          // per image of the output
 } Blobs;
 
 // Runs on a worker thread: touches only image IMAGES[K] and its blob.
@@ -63,7 +91,7 @@ static void make_blob_of(void *arg, size_t k) {
 
 // Many images ready at once (a relink's unchanged ones) have their blobs made on -j threads.
 enum { BLOBS_IN_PARALLEL = 16 };
-static void make_blobs(const OutputWriter *w, const size_t *images, size_t n, Buffer *blobs) {
+static void make_blobs(const OutputWriter *w, const size_t *images, size_t n, Blob *blobs) {
   Blobs b = {w, images, blobs};
   parallel_for(n, n >= BLOBS_IN_PARALLEL ? w->jobs : 1, make_blob_of, &b);
 }
@@ -77,7 +105,7 @@ struct OutputThread {
   bool closing;               // under LOCK: every image is handed over
   // The thread's own:
   size_t *taken;
-  Buffer *blobs;               // per image: made, kept while it may have to be written again
+  Blob *blobs;                 // per image: made, kept while it may have to be written again
   bool *made, *guessed;        // guessed: written at the last output's place
   uint64_t *last_at, *last_size; // the last output's blobs, NUM_LAST of them
   size_t num_last;
@@ -123,18 +151,16 @@ static void take(OutputWriter *w, size_t n) {
     t->made[t->taken[k]] = true;
   for (; w->next < w->count && t->made[w->next]; w->next++) {
     size_t i = w->next;
-    if (!t->guessed[i] || t->last_at[i] != t->end)
-      atomic_pwrite(&w->file, t->blobs[i].data, t->blobs[i].size, t->end);
-    t->end += t->blobs[i].size;
-    free(t->blobs[i].data);
-    t->blobs[i] = (Buffer){0};
+    if (!t->guessed[i] || t->last_at[i] != t->end) write_blob_at(&w->file, &t->blobs[i], t->end);
+    t->end += blob_size(&t->blobs[i]);
+    blob_free(&t->blobs[i]);
   }
   for (size_t k = 0; k < n; k++) {
     size_t i = t->taken[k];
-    if (i < w->next || i >= t->num_last || t->blobs[i].size != t->last_size[i] ||
+    if (i < w->next || i >= t->num_last || blob_size(&t->blobs[i]) != t->last_size[i] ||
         t->last_at[i] < t->end)
       continue;
-    atomic_pwrite(&w->file, t->blobs[i].data, t->blobs[i].size, t->last_at[i]);
+    write_blob_at(&w->file, &t->blobs[i], t->last_at[i]);
     t->guessed[i] = t->beyond = true;
   }
   if (n >= BLOBS_IN_PARALLEL) trace_span("output written", NULL, start, now_seconds(), 0);
@@ -167,7 +193,7 @@ static void start_writer(OutputWriter *w) {
   size_t n = w->count ? w->count : 1;
   t->handed = xcalloc(n, sizeof(size_t));
   t->taken = xcalloc(n, sizeof(size_t));
-  t->blobs = xcalloc(n, sizeof(Buffer));
+  t->blobs = xcalloc(n, sizeof(Blob));
   t->made = xcalloc(n, sizeof(bool));
   t->guessed = xcalloc(n, sizeof(bool));
   if (uv_mutex_init(&t->lock) || uv_cond_init(&t->wake)) die("cannot make the output's lock");
@@ -231,13 +257,13 @@ void output_commit(OutputWriter *w) {
     stop_writer(w);
   } else { // in place, or no image handed over before the commit: in order, from here
     size_t n = w->count - w->next, *all = xcalloc(n ? n : 1, sizeof(size_t));
-    Buffer *blobs = xcalloc(w->count ? w->count : 1, sizeof(Buffer));
+    Blob *blobs = xcalloc(w->count ? w->count : 1, sizeof(Blob));
     for (size_t k = 0; k < n; k++)
       all[k] = w->next + k;
     make_blobs(w, all, n, blobs);
     for (; w->next < w->count; w->next++) {
-      atomic_write(&w->file, blobs[w->next].data, blobs[w->next].size);
-      free(blobs[w->next].data);
+      write_blob(&w->file, &blobs[w->next]);
+      blob_free(&blobs[w->next]);
     }
     free(blobs);
     free(all);

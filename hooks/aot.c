@@ -755,17 +755,21 @@ AotImage *aot_compile(const AotPlan *plan, const AotOptions *o, const ImageResul
                       size_t num_results, size_t *count) {
   AotImage *images = xcalloc(num_results * plan->num_devices + 1, sizeof *images);
   size_t n = 0;
-  for (size_t i = 0; i < num_results; i++)
+  for (size_t i = 0; i < num_results; i++) {
+    PropertySets sets;
+    image_result_properties(&results[i], &sets);
     for (size_t d = 0; d < plan->num_devices; d++) {
       // What a device cannot run (an aspect it lacks, a sub-group size it has not) is not
       // compiled for it, as intel's sycl-post-link leaves it out of that target's table.
-      if (!target_runs_image(plan->devices[d].target, &results[i].properties)) {
+      if (!target_runs_image(plan->devices[d].target, &sets)) {
         note("image %zu is not compiled for %s: the device cannot run it", i,
              plan->devices[d].ocloc_name);
         continue;
       }
       images[n++] = (AotImage){.image = i, .device = d};
     }
+    propsets_free(&sets);
+  }
   *count = n;
 
   size_t *todo = xcalloc(n + 1, sizeof *todo), num_todo = 0, hits = 0;

@@ -125,13 +125,22 @@ void describe_image(LLVMModuleRef m, const ImageSpec *spec, ImageResult *res,
       .emit_program_metadata = spec->emit_program_metadata,
       .emit_kernel_names = spec->emit_kernel_names,
   };
-  compute_properties(m, &props, &res->properties);
+  PropertySets sets = {0};
+  compute_properties(m, &props, &sets);
+  res->properties = propsets_to_json(&sets);
+  propsets_free(&sets);
   decorate_host_access(m);
+}
+
+void image_result_properties(const ImageResult *r, PropertySets *sets) {
+  char *why = NULL;
+  *sets = (PropertySets){0};
+  if (propsets_from_json(r->properties, sets, &why)) die("an image's properties: %s", why);
 }
 
 void image_result_free(ImageResult *r) {
   free(r->spirv.data);
   strlist_free(&r->symbols);
   strlist_free(&r->imports);
-  propsets_free(&r->properties);
+  free(r->properties);
 }

@@ -885,10 +885,12 @@ int distribution_read(Distribution *d, size_t image, ImageResult *res, JobOutcom
       res->spirv = r.spirv, r.spirv = (Buffer){0};
       res->symbols = r.symbols, r.symbols = (StringList){0};
       res->imports = r.imports, r.imports = (StringList){0};
-      res->properties = props;
+      // Written again as this link writes them, whatever sycl-thinlto the job ran.
+      res->properties = propsets_to_json(&props);
       out->undefined = r.undefined, r.undefined = (UndefinedUses){0};
       out->validated = r.validated;
     }
+    propsets_free(&props);
   }
   job_result_free(&r);
   free(path);
@@ -1013,11 +1015,7 @@ static void append_good_result(BackendJob *job, const ImageResult *res,
     for (size_t k = 0; k < use->kernels.count; k++)
       append_line(b, "used-by", use->kernels.items[k]);
   }
-  if (res->properties.count) {
-    char *props = propsets_to_json(&res->properties);
-    append_line(b, "properties", props);
-    free(props);
-  }
+  append_line(b, "properties", res->properties);
   char key[CACHE_KEY_SIZE];
   cache_content_key(spirv->data, spirv->size, key);
   char *line = format("%zu %s", spirv->size, key);

@@ -100,7 +100,10 @@ typedef struct {
   Buffer spirv;
   StringList symbols;      // kernel names
   StringList imports;      // what the SPIR-V still imports
-  PropertySets properties; // runtime metadata, computed on the finalized module (issue 4)
+  // Runtime metadata (issue 4), computed on the finalized module, as the output writes it: the
+  // JSON of propsets_to_json. A cache hit keeps the text it stored; a reader of the sets
+  // parses them (propsets_from_json), which few do (--check-imports, ahead of time).
+  char *properties;
   char *error;             // recorded by whoever failed; reported by the stage
   bool from_cache;         // taken whole from the --cache-dir cache (for --stats)
 } ImageResult;
@@ -108,6 +111,9 @@ typedef struct {
 // Frees what an ImageResult owns (not ERROR: the job that recorded it owns that). In
 // hooks/backend.c, below both of its users (the link's hooks and a distributed job).
 void image_result_free(ImageResult *r);
+// The image's property sets, parsed from its JSON (which this link wrote: our bug if they do
+// not read back).
+void image_result_properties(const ImageResult *r, PropertySets *sets);
 
 // hooks/hook.c: completion and finalization on the libuv thread pool, then SPIR-V
 // generation on the worker processes; results[i] for every emitted module.

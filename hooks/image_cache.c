@@ -18,7 +18,7 @@ void image_cache_key(const char *content_key, const HookOptions *opts, int modul
                      char key[CACHE_KEY_SIZE]) {
   CacheHasher h;
   cache_hash_init(&h);
-  cache_hash_tool(&h, "image v11"); // v11: a bit vector's count in the properties
+  cache_hash_tool(&h, "image v12"); // v12: the properties' JSON as the output writes it
   char *options = format(
       "tool=%d translator=%s validate=%d deps=%d O%d module O%d ext=%s meta=%d names=%d sc=%d",
       opts->tool, opts->tool == SPIRV_TRANSLATOR ? opts->llvm_spirv : "", opts->validate,
@@ -44,10 +44,9 @@ bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources
   char *properties = NULL;
   if (hit && spirv && record_get_strings(&r, &symbols) && record_get_strings(&r, &imports))
     properties = record_get_string(&r);
-  char *why = NULL;
-  hit = hit && properties && !r.bad &&
-        (!*properties || propsets_from_json(properties, &out->properties, &why) == 0);
-  free(why);
+  // The properties are the text the output writes (an entry's checksum stands for them): not
+  // parsed here, nor written again.
+  hit = hit && properties && !r.bad;
   if (hit) {
     // Everything else is parsed out already: the SPIR-V moves to the front of the entry's
     // buffer, which becomes the image's, cut to size (a hit copies nothing).
@@ -57,12 +56,13 @@ bool image_cache_lookup(const Cache *c, const char *key, const CompletionSources
     entry.data = NULL;
     out->symbols = symbols;
     out->imports = imports;
+    out->properties = properties;
   } else {
     strlist_free(&symbols);
     strlist_free(&imports);
+    free(properties);
   }
   strlist_free(&deps);
-  free(properties);
   free(entry.data);
   return hit;
 }
@@ -79,9 +79,7 @@ void image_cache_store(const Cache *c, const char *key, const StringList *looked
   record_put(&b, res->spirv.data, res->spirv.size);
   record_put_strings(&b, &res->symbols);
   record_put_strings(&b, &res->imports);
-  char *properties = res->properties.count ? propsets_to_json(&res->properties) : xstrdup("");
-  record_put(&b, properties, strlen(properties));
-  free(properties);
+  record_put(&b, res->properties, strlen(res->properties));
   free(deps.items); // the strings belong to LOOKED_UP and S
   cache_store(c, "image", key, &b);
   free(b.data);

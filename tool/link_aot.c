@@ -9,14 +9,16 @@
 // The triple intel's runtime knows native Intel GPU images by (its "spir64_gen" target).
 static const char native_triple[] = "spir64_gen-unknown-unknown";
 
-// SETS with intel's compile_target, the device the image was compiled for, as sycl-post-link
+// IMAGE's properties with intel's compile_target, the device the image was compiled for, as sycl-post-link
 // writes it for `-o intel_gpu_pvc,FILE`.
-static void native_properties(const PropertySets *sets, const char *target, PropertySets *out) {
-  char *json = propsets_to_json(sets), *why = NULL;
-  if (propsets_from_json(json, out, &why)) die("property sets do not read back: %s", why);
-  free(json);
-  propsets_remove(out, "SYCL/device requirements", "compile_target");
-  propsets_add_bytes(out, "SYCL/device requirements", "compile_target", target, strlen(target));
+static char *native_properties(const ImageResult *image, const char *target) {
+  PropertySets sets;
+  image_result_properties(image, &sets);
+  propsets_remove(&sets, "SYCL/device requirements", "compile_target");
+  propsets_add_bytes(&sets, "SYCL/device requirements", "compile_target", target, strlen(target));
+  char *json = propsets_to_json(&sets);
+  propsets_free(&sets);
+  return json;
 }
 
 void link_native_output(const char *output, const AotPlan *plan, const AotOptions *opts,
@@ -26,7 +28,7 @@ void link_native_output(const char *output, const AotPlan *plan, const AotOption
   AotImage *natives = aot_compile(plan, opts, results, count, &num_native);
   size_t total = num_native + (plan->spirv ? count : 0), n = 0;
   OutputImage *images = xcalloc(total + 1, sizeof *images);
-  PropertySets *sets = xcalloc(num_native + 1, sizeof *sets);
+  char **properties = xcalloc(num_native + 1, sizeof *properties);
   // Per image: its SPIR-V (JIT) when asked, then its native images in the devices' order.
   size_t k = 0;
   for (size_t i = 0; i < count; i++) {
@@ -36,10 +38,10 @@ void link_native_output(const char *output, const AotPlan *plan, const AotOption
                                   .properties = &results[i].properties};
     for (; k < num_native && natives[k].image == i; k++) {
       const AotDevice *d = &plan->devices[natives[k].device];
-      native_properties(&results[i].properties, d->target, &sets[k]);
+      properties[k] = native_properties(&results[i], d->target);
       images[n++] = (OutputImage){.spirv = &natives[k].native,
                                   .symbols = &results[i].symbols,
-                                  .properties = &sets[k],
+                                  .properties = &properties[k],
                                   .kind = IMG_OBJECT,
                                   .triple = native_triple,
                                   .arch = d->name};
@@ -56,9 +58,9 @@ void link_native_output(const char *output, const AotPlan *plan, const AotOption
   output_commit(&w);
   for (size_t i = 0; i < num_native; i++) {
     buffer_free(&natives[i].native);
-    propsets_free(&sets[i]);
+    free(properties[i]);
   }
-  free(sets);
+  free(properties);
   free(natives);
   free(images);
 }

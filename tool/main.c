@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
   }
   fflush(stderr);
   wait_while_ending(); // a signal being handled ends the process, not this exit
+  own_wait_removals();
   // ASan builds: _exit skips LeakSanitizer's check at exit, so it runs here (when
   // detect_leaks is on; test/lit/link/leaks.test): a command that succeeded frees what it
   // allocated. Error exits (exit_failure) leave without unwinding, on purpose.

@@ -65,6 +65,16 @@ int main(void) {
   check(is_offload_binary(out.data, out.size), "the output starts with the magic 10 FF 10 AD");
   check(out.data[4] == 1 && out.data[5] == 0, "version 1");
 
+  // The head alone (a writer that writes the image from where it is): the same bytes before
+  // the image, and the padding that ends the blob after it.
+  Buffer head = {0};
+  size_t padding = offload_binary_append_head(&head, &first);
+  check(head.size + sizeof first_image + padding == first_size && padding < 8 &&
+            !memcmp(head.data, out.data, head.size) &&
+            !memcmp(out.data + head.size, first_image, sizeof first_image),
+        "a blob's head, its image, then its padding are the blob");
+  free(head.data);
+
   OffloadEntry *entries = NULL;
   size_t count = 0;
   char *errmsg = NULL;
