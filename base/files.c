@@ -150,9 +150,9 @@ int map_file_at(int dir, const char *name, struct stat *st, Buffer *out) {
   // (relatime), as the hard links libLTO makes of its cache hits leave every one of them:
   // a journaled write per result, after libLTO's own read of the hit has already recorded
   // its use (what pruning reads). Only the owner may leave the time as it is (O_NOATIME).
-  int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-  int fd = openat(dir, name, flags | O_NOATIME);
-  if (fd < 0 && errno == EPERM) fd = openat(dir, name, flags);
+  int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOATIME);
+  if (fd < 0 && errno == EPERM)
+    fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   return fd < 0 ? -errno : map_descriptor(fd, st, out);
 }
 
