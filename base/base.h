@@ -291,8 +291,9 @@ bool same_file(const char *a, const char *b);
 // Maps a regular, non-empty file read-only: its pages are memory only while they are used
 // (see buffer_drop_pages). The mapping outlives the file's name. 0, or a negative errno.
 int map_file(const char *path, Buffer *out);
-// The same for the file NAME of the open folder DIR, never through a link; ST gets its fstat
-// (all zero where it could not be opened).
+// The same for the file NAME of the open folder DIR, never through a link, and leaving its
+// access time as it is where the file is this user's; ST gets its fstat (all zero where it
+// could not be opened).
 int map_file_at(int dir, const char *name, struct stat *st, Buffer *out);
 // The size of a regular file, or 0 (missing, not regular).
 uint64_t file_size(const char *path);

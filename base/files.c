@@ -146,7 +146,13 @@ int map_file(const char *path, Buffer *out) {
 
 int map_file_at(int dir, const char *name, struct stat *st, Buffer *out) {
   *st = (struct stat){0};
-  int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  // Mapping a file whose access time is not newer than its change time writes its inode
+  // (relatime), as the hard links libLTO makes of its cache hits leave every one of them:
+  // a journaled write per result, after libLTO's own read of the hit has already recorded
+  // its use (what pruning reads). Only the owner may leave the time as it is (O_NOATIME).
+  int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOATIME);
+  if (fd < 0 && errno == EPERM)
+    fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   return fd < 0 ? -errno : map_descriptor(fd, st, out);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 // The size of this process's descriptor table ("FDSize:" of /proc/self/status), or -1.
@@ -94,6 +95,14 @@ int main(void) {
         "map_file_at maps a file of the folder");
   check(stat(path, &seen) == 0 && st.st_ino == seen.st_ino && st.st_size == SIZE,
         "and gives its fstat");
+  buffer_free(&mapped);
+  // A file last read before its last change (a hard link made since): mapped, its access
+  // time stays (relatime would have written it).
+  struct timespec day_ago[2] = {{time(NULL) - 86400, 0}, {0, UTIME_OMIT}};
+  check(utimensat(folder, "module.bc", day_ago, 0) == 0 &&
+            map_file_at(folder, "module.bc", &st, &mapped) == 0 && stat(path, &seen) == 0 &&
+            seen.st_atime == day_ago[0].tv_sec,
+        "map_file_at leaves the access time as it is");
   buffer_free(&mapped);
   check(map_file_at(folder, "link.bc", &st, &none) == -ELOOP && !none.data && !st.st_mode,
         "a link is not followed");
