@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 32, session 5, last call: main at the session's end (bin/fin of .devpack-s5f) against
+# Issue 32, session 5, last call: main at the session's end (86ea2d2: bin/fin of .devpack-s5f) against
 # its start (a4d9685: bin/cur of .devpack-s5, whose only difference is a scratch note under
 # XX_T=1). Per size and core count, the two binaries in turn: bench/relink.sh (medians, every
 # relink's output compared with an uncached link's) twice, then at 1000 units on 16 cores
