@@ -376,16 +376,21 @@ int cache_open(Cache *c, const char *dir, const CachePolicy *policy, char **errm
   // A folder of someone's files is not adopted: pruning would be free to remove what is
   // named like our entries, and a planted entry would be found there. A link opening the same
   // new folder may have tagged it and begun to fill it since the tag was read (links make
-  // nothing in it before the tag): so files there mean refusal only if it is still untagged.
-  if (!tag && !folder_is_empty(fd) && (tag = read_tag(fd)) < 0) {
-    *errmsg = xstrdup("its CACHEDIR.TAG is not a cache directory tag; not taken as a cache");
-    goto fail;
-  }
+  // nothing in it before the tag): so files there mean refusal only if it is still untagged
+  // after the listing that found them. One listing: a second one could find what the other
+  // link made after the first found nothing, without the tag read again.
   if (!tag && !folder_is_empty(fd)) {
-    *errmsg = xstrdup("not a cache directory: it holds files but no CACHEDIR.TAG (name a new "
-                      "or empty directory; a cache of an earlier sycl-thinlto has no tag: "
-                      "remove it)");
-    goto fail;
+    tag = read_tag(fd);
+    if (tag < 0) {
+      *errmsg = xstrdup("its CACHEDIR.TAG is not a cache directory tag; not taken as a cache");
+      goto fail;
+    }
+    if (!tag) {
+      *errmsg = xstrdup("not a cache directory: it holds files but no CACHEDIR.TAG (name a new "
+                        "or empty directory; a cache of an earlier sycl-thinlto has no tag: "
+                        "remove it)");
+      goto fail;
+    }
   }
   if (!tag && (rc = write_tag(fd)) < 0) {
     *errmsg = format("cannot write to the cache directory: %s", strerror(-rc));
